@@ -1,0 +1,1 @@
+"""torch_foo code generator: yaml/ops.yaml -> generated/ (see docs/codegen.md)."""

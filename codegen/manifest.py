@@ -1,0 +1,173 @@
+"""Read yaml/ops.yaml and check its shape (keys, value types); every problem is one ManifestError."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+import yaml
+
+from .yaml_lines import DuplicateKey, LineDict, LineList, load
+
+TOP_KEYS = ("aten", "custom")
+ATEN_KEYS = ("op", "kernel", "out_as_primary")
+CUSTOM_KEYS = ("schema", "kernel", "tags")
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+# C++ keywords a kernel must not be named after.
+_CPP_KEYWORDS = frozenset(
+    "alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t "
+    "char16_t char32_t class compl concept const consteval constexpr constinit const_cast "
+    "continue co_await co_return co_yield decltype default delete do double dynamic_cast "
+    "else enum explicit export extern false float for friend goto if inline int long "
+    "mutable namespace new noexcept not not_eq nullptr operator or or_eq private protected "
+    "public register reinterpret_cast requires return short signed sizeof static "
+    "static_assert static_cast struct switch template this thread_local throw true try "
+    "typedef typeid typename union unsigned using virtual void volatile wchar_t while xor "
+    "xor_eq".split()
+)
+
+
+class ManifestError(Exception):
+    """One manifest problem, printed as `path:line: what; suggestion`."""
+
+    def __init__(self, path: str, line: int, what: str, suggestion: str) -> None:
+        super().__init__(f"{path}:{line}: {what}; {suggestion}")
+
+
+@dataclass(frozen=True)
+class AtenEntry:
+    op: str
+    kernel: str
+    out_as_primary: bool
+    line: int
+
+
+@dataclass(frozen=True)
+class CustomEntry:
+    schema: str
+    kernel: str
+    tags: tuple[str, ...]
+    line: int
+
+
+@dataclass(frozen=True)
+class Manifest:
+    path: str  # as shown in messages and stamps
+    aten: tuple[AtenEntry, ...]
+    custom: tuple[CustomEntry, ...]
+
+
+def closest(word: str, choices, n: int = 3) -> list[str]:
+    return difflib.get_close_matches(word, sorted(choices), n=n, cutoff=0.6)
+
+
+def did_you_mean(word: str, choices, fallback: str) -> str:
+    near = closest(word, choices)
+    return "did you mean " + " or ".join(f"'{c}'" for c in near) + "?" if near else fallback
+
+
+def is_cpp_identifier(name: object) -> bool:
+    return isinstance(name, str) and bool(_IDENT.match(name)) and name not in _CPP_KEYWORDS
+
+
+def parse_manifest(text: str, path: str) -> Manifest:
+    """Parse the manifest text; `path` is only used in messages."""
+    try:
+        doc = load(text)
+    except DuplicateKey as e:
+        raise ManifestError(
+            path, e.line, f"duplicate key '{e.key}' (first at line {e.first_line})", "keep only one"
+        ) from None
+    except yaml.MarkedYAMLError as e:
+        line = (e.problem_mark or e.context_mark).line + 1 if (e.problem_mark or e.context_mark) else 1
+        raise ManifestError(path, line, f"invalid YAML: {e.problem or e.context}", "fix the YAML syntax") from None
+    if not isinstance(doc, LineDict):
+        raise ManifestError(
+            path, 1, "the top level must be a mapping",
+            "write 'aten:' and/or 'custom:' followed by lists of entries",
+        )
+    for key in doc:
+        if key not in TOP_KEYS:
+            raise ManifestError(
+                path, doc.key_lines[key], f"unknown top-level key '{key}'",
+                did_you_mean(str(key), TOP_KEYS, "allowed keys are 'aten' and 'custom'"),
+            )
+    aten = tuple(_aten_entry(e, line, path) for e, line in _entries(doc, "aten", path))
+    custom = tuple(_custom_entry(e, line, path) for e, line in _entries(doc, "custom", path))
+    return Manifest(path, aten, custom)
+
+
+def _entries(doc: LineDict, key: str, path: str):
+    value = doc.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, LineList):
+        raise ManifestError(
+            path, doc.key_lines[key], f"'{key}' must be a list of entries", f"write each entry as '- ...' under '{key}:'"
+        )
+    for item, line in zip(value, value.item_lines):
+        if not isinstance(item, LineDict):
+            first = ATEN_KEYS[0] if key == "aten" else CUSTOM_KEYS[0]
+            raise ManifestError(
+                path, line, f"each '{key}' entry must be a mapping, got {type(item).__name__}",
+                f"write '- {first}: ...' followed by 'kernel: ...'",
+            )
+    return list(zip(value, value.item_lines))
+
+
+def _check_keys(e: LineDict, allowed, required, path: str, what: str) -> None:
+    for key in e:
+        if key not in allowed:
+            raise ManifestError(
+                path, e.key_lines[key], f"unknown key '{key}' in {what} entry",
+                did_you_mean(str(key), allowed, "allowed keys are " + ", ".join(f"'{k}'" for k in allowed)),
+            )
+    for key in required:
+        if key not in e:
+            raise ManifestError(path, e.line, f"{what} entry is missing '{key}'", f"add '{key}: ...'")
+
+
+def _string(e: LineDict, key: str, path: str, hint: str) -> str:
+    value = e[key]
+    if not isinstance(value, str) or not value.strip():
+        raise ManifestError(
+            path, e.key_lines[key], f"'{key}' must be a non-empty string, got {value!r}", hint
+        )
+    return value.strip()
+
+
+def _kernel(e: LineDict, path: str) -> str:
+    value = e["kernel"]
+    if not is_cpp_identifier(value):
+        raise ManifestError(
+            path, e.key_lines["kernel"], f"kernel {value!r} is not a valid C++ identifier",
+            "use letters, digits and '_' (not starting with a digit, not a C++ keyword), e.g. 'add_out'",
+        )
+    return value
+
+
+def _aten_entry(e: LineDict, line: int, path: str) -> AtenEntry:
+    _check_keys(e, ATEN_KEYS, ("op", "kernel"), path, "aten")
+    op = _string(e, "op", path, "write the operator as 'name.overload', e.g. 'add.out'")
+    oap = e.get("out_as_primary", True)
+    if not isinstance(oap, bool):
+        raise ManifestError(
+            path, e.key_lines["out_as_primary"], f"'out_as_primary' must be true or false, got {oap!r}",
+            "write 'out_as_primary: true' or 'out_as_primary: false'",
+        )
+    return AtenEntry(op.removeprefix("aten::"), _kernel(e, path), oap, line)
+
+
+def _custom_entry(e: LineDict, line: int, path: str) -> CustomEntry:
+    _check_keys(e, CUSTOM_KEYS, ("schema", "kernel"), path, "custom")
+    schema = _string(e, "schema", path, "write a schema like 'foo::axpby(Tensor x, Tensor y) -> Tensor'")
+    tags = e.get("tags") or LineList()
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        raise ManifestError(
+            path, e.key_lines["tags"], f"'tags' must be a list of torch.Tag names, got {tags!r}",
+            "write e.g. 'tags: [pointwise]'",
+        )
+    return CustomEntry(schema, _kernel(e, path), tuple(tags), line)
+

@@ -1,0 +1,62 @@
+#include "aten/device_memory.h"
+
+#include <ATen/ATen.h>
+
+#include "runtime/stream.h"
+
+namespace foo::native {
+namespace {
+
+using foo::runtime::CopyKind;
+using foo::runtime::driver;
+
+// [first, last) element range of the storage that `t` reaches, strides of any sign.
+std::pair<int64_t, int64_t> storage_span(const at::Tensor& t) {
+  int64_t first = t.storage_offset(), last = t.storage_offset();
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    const int64_t reach = (t.size(d) - 1) * t.stride(d);
+    if (reach < 0) first += reach; else last += reach;
+  }
+  return {first, last + 1};
+}
+
+char* storage_bytes(const at::Tensor& t) {
+  return static_cast<char*>(t.storage().mutable_data());
+}
+
+}  // namespace
+
+at::Tensor stage_to_cpu(const at::Tensor& src) {
+  auto options = src.options().device(at::kCPU);
+  if (src.numel() == 0) return at::empty(src.sizes(), options);
+  const auto [first, last] = storage_span(src);
+  const auto itemsize = static_cast<int64_t>(src.element_size());
+  auto buffer = at::empty({(last - first) * itemsize}, options.dtype(at::kByte));
+  auto stream = foo::runtime::current_native_stream(src.device().index());
+  driver().memcpy_async(buffer.data_ptr(), storage_bytes(src) + first * itemsize,
+                        buffer.numel(), CopyKind::DeviceToHost, stream);
+  driver().synchronize_stream(stream);
+  return at::empty({0}, options).set_(buffer.storage(), src.storage_offset() - first, src.sizes(),
+                                      src.strides());
+}
+
+void write_from_cpu(const at::Tensor& dst, const at::Tensor& cpu_src) {
+  if (dst.numel() == 0) return;
+  auto stream = foo::runtime::current_native_stream(dst.device().index());
+  if (dst.is_contiguous()) {
+    auto packed = cpu_src.expand(dst.sizes()).to(dst.scalar_type()).contiguous();
+    // The driver consumes pageable host memory before returning, so `packed` may die after.
+    driver().memcpy_async(dst.data_ptr(), packed.data_ptr(), dst.nbytes(), CopyKind::HostToDevice, stream);
+    return;
+  }
+  // Strided destination: read its span (gaps included), update it on the host, write it back.
+  auto staged = stage_to_cpu(dst);
+  staged.copy_(cpu_src);
+  const auto [first, last] = storage_span(dst);
+  const auto itemsize = static_cast<int64_t>(dst.element_size());
+  driver().memcpy_async(storage_bytes(dst) + first * itemsize,
+                        static_cast<char*>(staged.storage().mutable_data()), (last - first) * itemsize,
+                        CopyKind::HostToDevice, stream);
+}
+
+}  // namespace foo::native

@@ -1,0 +1,111 @@
+// The device driver interface of torch_foo: everything the torch integration
+// needs from a device (memory, streams, events, copies, host tasks), with two
+// implementations, `sim` (host threads) and `cuda` (CUDA runtime).
+// Deliberately free of torch headers so kernels, the emulator and tests can use
+// it without ATen, and so nvcc never sees torch.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace foo::runtime {
+
+// Opaque so callers cannot depend on the backend's types. On cuda a
+// StreamHandle is the cudaStream_t and an EventHandle the cudaEvent_t, so the
+// kernel launch API may cast them; on sim they point to driver objects.
+using StreamHandle = void*;
+using EventHandle = void*;
+
+enum class CopyKind { HostToDevice, DeviceToHost, DeviceToDevice };
+
+struct DeviceProperties {
+  std::string name;
+  size_t total_memory = 0;
+  int multi_processor_count = 0;
+  int major = 0;
+  int minor = 0;
+  int max_threads_per_block = 0;
+  int max_shared_memory_per_block = 0;
+  int warp_size = 0;
+};
+
+// Every driver failure, synchronous or surfaced later from async work.
+class DriverError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// All methods are thread-safe. Errors throw DriverError.
+class Driver {
+ public:
+  virtual ~Driver() = default;
+
+  virtual const char* name() const = 0;  // "sim" | "cuda"
+  virtual int device_count() const noexcept = 0;
+  virtual void set_device(int device) = 0;  // sim: validates only
+
+  // Memory. malloc(d, 0) may return nullptr; failure to allocate throws a
+  // DriverError whose message contains "out of memory".
+  virtual void* malloc(int device, size_t bytes) = 0;
+  virtual void free(int device, void* ptr) = 0;  // nullptr: no-op
+  virtual int device_of(const void* ptr) const = 0;  // -1: not device memory
+  virtual size_t total_memory(int device) = 0;
+
+  // Streams run their work in order, asynchronously to the host.
+  virtual StreamHandle default_stream(int device) = 0;
+  virtual StreamHandle create_stream(int device, int priority) = 0;
+  virtual void destroy_stream(StreamHandle stream) = 0;
+  // query/synchronize rethrow an error raised by earlier async work.
+  virtual bool query_stream(StreamHandle stream) = 0;  // true: all work done
+  virtual void synchronize_stream(StreamHandle stream) = 0;
+  virtual void synchronize_device(int device) = 0;  // all of its streams
+
+  // Pageable-memory semantics, as cudaMemcpyAsync from/to pageable memory:
+  // HostToDevice has read `src` when it returns; DeviceToHost writes `dst` when
+  // the stream reaches the copy (synchronize before reading it);
+  // DeviceToDevice works across devices.
+  virtual void memcpy_async(void* dst, const void* src, size_t bytes,
+                            CopyKind kind, StreamHandle stream) = 0;
+  virtual void memset_async(void* dst, int value, size_t bytes,
+                            StreamHandle stream) = 0;
+
+  // Events, CUDA semantics: waits/queries target the latest record at the
+  // time of the call; waiting on a never-recorded event is a no-op.
+  virtual EventHandle create_event(int device, bool enable_timing) = 0;
+  virtual void destroy_event(EventHandle event) = 0;
+  virtual void record_event(EventHandle event, StreamHandle stream) = 0;
+  virtual void stream_wait_event(StreamHandle stream, EventHandle event) = 0;
+  virtual bool query_event(EventHandle event) = 0;
+  virtual void synchronize_event(EventHandle event) = 0;
+  // Both recorded, completed and created with timing, else DriverError.
+  virtual double elapsed_ms(EventHandle start, EventHandle end) = 0;
+
+  // Runs `fn` on the host when the stream reaches it. sim: on the stream's
+  // worker thread (how sim kernels run); an exception becomes the stream's
+  // async error. cuda: cudaLaunchHostFunc, so `fn` must not call CUDA.
+  virtual void enqueue_host_task(StreamHandle stream,
+                                 std::function<void()> fn) = 0;
+
+  virtual DeviceProperties properties(int device) = 0;
+};
+
+// The process-wide driver, chosen on first call from TORCH_FOO_DRIVER
+// (auto | sim | cuda). Never destroyed: see docs/runtime-driver.md.
+Driver& driver();
+bool driver_selected();   // has driver() succeeded yet
+bool built_with_cuda();   // compiled with FOO_WITH_CUDA
+
+// Factories for tests and for driver(); each call makes a new instance.
+// make_driver: "auto" | "sim" | "cuda" ("" = auto), throws on other values.
+std::unique_ptr<Driver> make_driver(const std::string& choice);
+std::unique_ptr<Driver> make_sim_driver();  // reads TORCH_FOO_SIM_* env
+#ifdef FOO_WITH_CUDA
+// Number of usable GPUs; on failure 0 and the reason in *why.
+int cuda_probe_device_count(std::string* why);
+std::unique_ptr<Driver> make_cuda_driver();
+#endif
+
+}  // namespace foo::runtime

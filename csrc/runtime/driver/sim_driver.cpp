@@ -1,0 +1,322 @@
+// The sim driver: a simulated multi-device GPU on the host (DESIGN decision 6).
+// Memory is driver-owned host memory, each stream a worker thread, events
+// markers on those streams; see docs/runtime-driver.md.
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "driver.h"
+#include "sim_event.h"
+#include "sim_memory.h"
+#include "sim_stream.h"
+
+namespace foo::runtime {
+namespace {
+using sim::SimEvent;
+using sim::SimMemory;
+using sim::SimRecord;
+using sim::SimStream;
+
+constexpr long long kDefaultDevices = 2;
+constexpr long long kMaxDevices = 64;
+constexpr long long kDefaultMemoryMB = 16 * 1024;  // 16 GiB per device
+
+// Integer env var in [lo, hi], `def` when unset; anything else is an error
+// naming the variable, so a typo never silently falls back to the default.
+long long env_int(const char* var, long long def, long long lo, long long hi) {
+  const char* v = std::getenv(var);
+  if (!v || !*v) return def;
+  char* end = nullptr;
+  errno = 0;
+  long long n = std::strtoll(v, &end, 10);
+  if (errno || *end || n < lo || n > hi)
+    throw DriverError(std::string(var) + "='" + v + "' is invalid: expected "
+                      "an integer from " + std::to_string(lo) + " to " +
+                      std::to_string(hi));
+  return n;
+}
+
+class SimDriver final : public Driver {
+ public:
+  SimDriver(int devices, size_t memory_per_device)
+      : devices_(devices), memory_(devices, memory_per_device),
+        defaults_(devices) {}
+
+  ~SimDriver() override {
+    // Streams first: their workers may still touch device memory. Joined
+    // outside mu_, since a running task may itself call into the driver.
+    decltype(streams_) streams;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      streams.swap(streams_);
+      defaults_.clear();
+    }
+    streams.clear();
+  }
+
+  const char* name() const override { return "sim"; }
+  int device_count() const noexcept override { return devices_; }
+  void set_device(int device) override { check_device(device); }
+
+  void* malloc(int device, size_t bytes) override {
+    check_device(device);
+    return memory_.allocate(device, bytes);
+  }
+
+  void free(int device, void* ptr) override {
+    check_device(device);
+    if (!ptr) return;
+    // cudaFree synchronises with the device; do the same so freeing memory
+    // that queued work still uses cannot be a use-after-free here. Not from a
+    // task (CUDA forbids that outright): it could wait on its own stream.
+    if (!SimStream::current())
+      for (auto& s : all_streams()) s->wait_idle();
+    memory_.release(device, ptr);
+  }
+
+  int device_of(const void* ptr) const override {
+    return memory_.device_of(ptr);
+  }
+  size_t total_memory(int device) override {
+    check_device(device);
+    return memory_.limit();
+  }
+
+  StreamHandle default_stream(int device) override {
+    check_device(device);
+    std::lock_guard<std::mutex> lk(mu_);
+    auto& s = defaults_[device];
+    if (!s) {  // lazily: a device never used starts no thread
+      s = std::make_shared<SimStream>(device, 0);
+      streams_.emplace(s.get(), s);
+    }
+    return s.get();
+  }
+
+  StreamHandle create_stream(int device, int priority) override {
+    check_device(device);
+    auto s = std::make_shared<SimStream>(device, priority);
+    std::lock_guard<std::mutex> lk(mu_);
+    streams_.emplace(s.get(), s);
+    return s.get();
+  }
+
+  void destroy_stream(StreamHandle h) override {
+    std::shared_ptr<SimStream> s = stream(h);
+    if (defaults_contains(s.get()))
+      throw DriverError("foo sim: the default stream cannot be destroyed");
+    if (SimStream::current() == s.get())
+      throw DriverError("foo sim: a stream cannot destroy itself from a task");
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      streams_.erase(h);
+    }
+    // Drains and joins outside the lock when the last reference goes.
+  }
+
+  bool query_stream(StreamHandle h) override { return stream(h)->query(); }
+  void synchronize_stream(StreamHandle h) override {
+    stream(h)->synchronize();
+  }
+
+  void synchronize_device(int device) override {
+    check_device(device);
+    std::string first_error;
+    for (auto& s : all_streams()) {
+      if (s->device() != device) continue;
+      try {
+        s->synchronize();
+      } catch (const DriverError& e) {  // sync the rest, report the first
+        if (first_error.empty()) first_error = e.what();
+      }
+    }
+    if (!first_error.empty()) throw DriverError(first_error);
+  }
+
+  void memcpy_async(void* dst, const void* src, size_t bytes, CopyKind kind,
+                    StreamHandle h) override {
+    auto s = stream(h);
+    if (bytes == 0) return;
+    switch (kind) {
+      case CopyKind::HostToDevice: {
+        memory_.check_device_range(dst, bytes, "memcpy destination");
+        memory_.check_host_range(src, bytes, "memcpy source");
+        // Pageable semantics: the host buffer may be reused on return.
+        std::shared_ptr<char[]> staging(new char[bytes]);
+        std::memcpy(staging.get(), src, bytes);
+        s->enqueue([dst, staging, bytes] {
+          std::memcpy(dst, staging.get(), bytes);
+        });
+        return;
+      }
+      case CopyKind::DeviceToHost:
+        memory_.check_device_range(src, bytes, "memcpy source");
+        memory_.check_host_range(dst, bytes, "memcpy destination");
+        break;
+      case CopyKind::DeviceToDevice:
+        memory_.check_device_range(src, bytes, "memcpy source");
+        memory_.check_device_range(dst, bytes, "memcpy destination");
+        break;
+    }
+    s->enqueue([dst, src, bytes] { std::memmove(dst, src, bytes); });
+  }
+
+  void memset_async(void* dst, int value, size_t bytes,
+                    StreamHandle h) override {
+    auto s = stream(h);
+    if (bytes == 0) return;
+    memory_.check_device_range(dst, bytes, "memset destination");
+    s->enqueue([dst, value, bytes] { std::memset(dst, value, bytes); });
+  }
+
+  EventHandle create_event(int device, bool enable_timing) override {
+    check_device(device);
+    auto e = std::make_shared<SimEvent>(device, enable_timing);
+    std::lock_guard<std::mutex> lk(mu_);
+    events_.emplace(e.get(), e);
+    return e.get();
+  }
+
+  void destroy_event(EventHandle h) override {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (!events_.erase(h)) throw DriverError("foo sim: invalid event handle");
+    // Queued waits hold their SimRecord, so they still complete.
+  }
+
+  void record_event(EventHandle eh, StreamHandle sh) override {
+    auto e = event(eh);
+    auto s = stream(sh);
+    if (e->device != s->device())
+      throw DriverError("foo sim: event of device " +
+                        std::to_string(e->device) +
+                        " recorded on a stream of device " +
+                        std::to_string(s->device()));
+    SimStream* raw = s.get();  // the marker runs on raw's worker: raw is alive
+    e->record([&](std::shared_ptr<SimRecord> rec) {
+      raw->enqueue([raw, rec] { rec->complete(raw->peek_error()); },
+                   /*always_run=*/true);
+    });
+  }
+
+  void stream_wait_event(StreamHandle sh, EventHandle eh) override {
+    auto s = stream(sh);
+    auto rec = event(eh)->snapshot();
+    if (!rec || rec->done()) return;  // never recorded, or already reached
+    s->enqueue([rec] { rec->wait(); }, /*always_run=*/true);
+  }
+
+  bool query_event(EventHandle eh) override {
+    auto rec = event(eh)->snapshot();
+    return !rec || rec->done();
+  }
+
+  void synchronize_event(EventHandle eh) override {
+    auto rec = event(eh)->snapshot();
+    if (!rec) return;
+    rec->wait();
+    std::string err = rec->error();
+    if (!err.empty()) throw DriverError(err);
+  }
+
+  double elapsed_ms(EventHandle start, EventHandle end) override {
+    auto a = event(start), b = event(end);
+    if (!a->timing || !b->timing)
+      throw DriverError("foo sim: elapsed_ms needs both events created with "
+                        "enable_timing=true");
+    auto ra = a->snapshot(), rb = b->snapshot();
+    if (!ra || !rb)
+      throw DriverError("foo sim: elapsed_ms on an event never recorded");
+    if (!ra->done() || !rb->done())
+      throw DriverError("foo sim: elapsed_ms on an event not completed yet "
+                        "(synchronize it first)");
+    return std::chrono::duration<double, std::milli>(rb->time() - ra->time())
+        .count();
+  }
+
+  void enqueue_host_task(StreamHandle h, std::function<void()> fn) override {
+    stream(h)->enqueue(std::move(fn));
+  }
+
+  DeviceProperties properties(int device) override {
+    check_device(device);
+    DeviceProperties p;
+    p.name = "foo-sim";
+    p.total_memory = memory_.limit();
+    unsigned hc = std::thread::hardware_concurrency();
+    p.multi_processor_count = hc ? static_cast<int>(hc) : 1;
+    p.major = 9;
+    p.minor = 0;
+    p.max_threads_per_block = 1024;
+    p.max_shared_memory_per_block = 48 * 1024;  // the emulator enforces it
+    p.warp_size = 32;
+    return p;
+  }
+
+ private:
+  void check_device(int device) const {
+    if (device < 0 || device >= devices_)
+      throw DriverError("foo sim: invalid device index " +
+                        std::to_string(device) + " (" +
+                        std::to_string(devices_) +
+                        " devices; set TORCH_FOO_SIM_DEVICES for more)");
+  }
+
+  std::shared_ptr<SimStream> stream(StreamHandle h) {
+    std::lock_guard<std::mutex> lk(mu_);
+    auto it = streams_.find(h);
+    if (it == streams_.end())
+      throw DriverError(h ? "foo sim: invalid or destroyed stream handle"
+                          : "foo sim: null stream handle (use "
+                            "default_stream(device))");
+    return it->second;
+  }
+
+  std::shared_ptr<SimEvent> event(EventHandle h) {
+    std::lock_guard<std::mutex> lk(mu_);
+    auto it = events_.find(h);
+    if (it == events_.end())
+      throw DriverError("foo sim: invalid or destroyed event handle");
+    return it->second;
+  }
+
+  bool defaults_contains(const SimStream* s) {
+    std::lock_guard<std::mutex> lk(mu_);
+    for (auto& d : defaults_)
+      if (d.get() == s) return true;
+    return false;
+  }
+
+  std::vector<std::shared_ptr<SimStream>> all_streams() {
+    std::lock_guard<std::mutex> lk(mu_);
+    std::vector<std::shared_ptr<SimStream>> v;
+    v.reserve(streams_.size());
+    for (auto& kv : streams_) v.push_back(kv.second);
+    return v;
+  }
+
+  const int devices_;
+  SimMemory memory_;  // declared first: outlives the streams using it
+  std::mutex mu_;
+  std::vector<std::shared_ptr<SimStream>> defaults_;
+  std::unordered_map<void*, std::shared_ptr<SimStream>> streams_;
+  std::unordered_map<void*, std::shared_ptr<SimEvent>> events_;
+};
+
+}  // namespace
+
+std::unique_ptr<Driver> make_sim_driver() {
+  int devices = static_cast<int>(env_int("TORCH_FOO_SIM_DEVICES",
+                                         kDefaultDevices, 1, kMaxDevices));
+  long long mb = env_int("TORCH_FOO_SIM_MEMORY_MB", kDefaultMemoryMB, 1,
+                         1LL << 30);
+  return std::make_unique<SimDriver>(devices, static_cast<size_t>(mb) << 20);
+}
+
+}  // namespace foo::runtime

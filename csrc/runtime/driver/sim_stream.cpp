@@ -1,0 +1,106 @@
+#include "sim_stream.h"
+
+#include "driver.h"
+
+namespace foo::runtime::sim {
+namespace {
+thread_local SimStream* t_current = nullptr;
+}
+
+SimStream::SimStream(int device, int priority)
+    : device_(device), priority_(priority), worker_([this] { run(); }) {}
+
+SimStream::~SimStream() {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    stop_ = true;
+  }
+  work_cv_.notify_one();
+  if (worker_.joinable()) worker_.join();
+}
+
+SimStream* SimStream::current() { return t_current; }
+
+void SimStream::enqueue(std::function<void()> fn, bool always_run) {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    queue_.push_back(Task{std::move(fn), always_run});
+    ++enqueued_;
+  }
+  work_cv_.notify_one();
+}
+
+void SimStream::run() {
+  t_current = this;
+  std::unique_lock<std::mutex> lk(mu_);
+  for (;;) {
+    work_cv_.wait(lk, [&] { return stop_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stop requested and everything ran
+    Task task = std::move(queue_.front());
+    queue_.pop_front();
+    const bool skip = has_error_ && !task.always_run;
+    lk.unlock();
+    std::string failure;
+    bool failed = false;
+    if (!skip) {
+      try {
+        task.fn();
+      } catch (const std::exception& e) {
+        failed = true;
+        failure = e.what();
+      } catch (...) {
+        failed = true;
+        failure = "unknown exception in a task";
+      }
+    }
+    task.fn = nullptr;  // release captures before reporting completion
+    lk.lock();
+    if (failed && !has_error_) {
+      has_error_ = true;
+      error_ = "foo sim: asynchronous error on device " +
+               std::to_string(device_) + " stream: " + failure;
+    }
+    ++completed_;
+    done_cv_.notify_all();
+  }
+}
+
+void SimStream::wait_until(std::unique_lock<std::mutex>& lk, uint64_t target) {
+  if (t_current == this && completed_ < target)
+    throw DriverError("foo sim: a task waited on its own stream (deadlock)");
+  done_cv_.wait(lk, [&] { return completed_ >= target; });
+}
+
+void SimStream::throw_error(std::unique_lock<std::mutex>& lk) {
+  if (!has_error_) return;
+  std::string msg = std::move(error_);
+  error_.clear();
+  has_error_ = false;
+  lk.unlock();
+  throw DriverError(msg);
+}
+
+bool SimStream::query() {
+  std::unique_lock<std::mutex> lk(mu_);
+  throw_error(lk);
+  return completed_ == enqueued_;
+}
+
+void SimStream::synchronize() {
+  std::unique_lock<std::mutex> lk(mu_);
+  wait_until(lk, enqueued_);
+  throw_error(lk);
+}
+
+void SimStream::wait_idle() {
+  std::unique_lock<std::mutex> lk(mu_);
+  if (t_current == this) return;  // its own earlier work is done
+  done_cv_.wait(lk, [&] { return completed_ >= enqueued_; });
+}
+
+std::string SimStream::peek_error() {
+  std::lock_guard<std::mutex> lk(mu_);
+  return error_;
+}
+
+}  // namespace foo::runtime::sim

@@ -1,0 +1,61 @@
+// A sim stream: an in-order queue of host tasks run asynchronously by one
+// worker thread, so sim work overlaps the host and other streams exactly where
+// a GPU's would, and missing synchronisation shows up as a real race.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace foo::runtime::sim {
+
+class SimStream {
+ public:
+  SimStream(int device, int priority);
+  ~SimStream();  // runs what is queued, then joins the worker
+  SimStream(const SimStream&) = delete;
+  SimStream& operator=(const SimStream&) = delete;
+
+  // always_run tasks (event markers) run even after an error, so streams
+  // waiting on this one's events are never left blocked.
+  void enqueue(std::function<void()> fn, bool always_run = false);
+
+  // Like CUDA async errors: the first failing task's message is kept, later
+  // tasks are skipped, and the next query/synchronize throws it (once: the
+  // stream then recovers, so one failing test does not poison the process).
+  bool query();
+  void synchronize();
+  // Waits for queued work without consuming the error (used by free()).
+  void wait_idle();
+  std::string peek_error();  // "" if none; for event markers
+
+  int device() const { return device_; }
+  int priority() const { return priority_; }
+  // The stream whose worker runs the calling thread, else nullptr.
+  static SimStream* current();
+
+ private:
+  struct Task { std::function<void()> fn; bool always_run; };
+  void run();
+  void wait_until(std::unique_lock<std::mutex>& lk, uint64_t target);
+  void throw_error(std::unique_lock<std::mutex>& lk);  // if any, and clear
+
+  const int device_;
+  const int priority_;
+  std::mutex mu_;
+  std::condition_variable work_cv_;  // worker: task queued or stop
+  std::condition_variable done_cv_;  // waiters: a task completed
+  std::deque<Task> queue_;
+  uint64_t enqueued_ = 0;
+  uint64_t completed_ = 0;
+  bool stop_ = false;
+  std::string error_;
+  bool has_error_ = false;
+  std::thread worker_;  // last: started after the state above exists
+};
+
+}  // namespace foo::runtime::sim

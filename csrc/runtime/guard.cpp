@@ -1,0 +1,106 @@
+// The DeviceGuardImpl for PrivateUse1: what device guards, torch.Stream, torch.Event,
+// torch.accelerator and the autograd engine use to talk to the foo device.
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+#include <c10/util/Exception.h>
+
+#include "runtime/allocator.h"
+#include "runtime/device.h"
+#include "runtime/stream.h"
+
+namespace foo::runtime {
+namespace {
+
+constexpr auto kFoo = c10::DeviceType::PrivateUse1;
+
+c10::Device foo_device(c10::DeviceIndex index) { return c10::Device(kFoo, index); }
+
+struct FooGuardImpl final : public c10::impl::DeviceGuardImplInterface {
+  c10::DeviceType type() const override { return kFoo; }
+
+  c10::Device exchangeDevice(c10::Device device) const override {
+    TORCH_CHECK(device.type() == kFoo, "foo guard: expected a foo device, got ", device);
+    const auto previous = current_device();
+    if (device.index() != previous) set_device(device.index());
+    return foo_device(previous);
+  }
+  c10::Device getDevice() const override { return foo_device(current_device()); }
+  void setDevice(c10::Device device) const override {
+    TORCH_CHECK(device.type() == kFoo, "foo guard: expected a foo device, got ", device);
+    set_device(device.index());
+  }
+  void uncheckedSetDevice(c10::Device device) const noexcept override {
+    try {
+      set_device(device.index());
+    } catch (...) {
+    }
+  }
+  c10::DeviceIndex deviceCount() const noexcept override { return device_count(); }
+
+  // Streams
+  c10::Stream getStream(c10::Device device) const override {
+    return current_stream(device.index());
+  }
+  c10::Stream getDefaultStream(c10::Device device) const override {
+    return default_stream(device.index());
+  }
+  c10::Stream getStreamFromGlobalPool(c10::Device device, bool high_priority) const override {
+    return stream_from_pool(device.index(), high_priority);
+  }
+  c10::Stream getNewStream(c10::Device device, int priority) const override {
+    return stream_from_pool(device.index(), priority < 0);
+  }
+  c10::Stream exchangeStream(c10::Stream stream) const override { return exchange_stream(stream); }
+  bool queryStream(const c10::Stream& stream) const override {
+    return driver().query_stream(native_stream(stream));
+  }
+  void synchronizeStream(const c10::Stream& stream) const override {
+    driver().synchronize_stream(native_stream(stream));
+  }
+  void synchronizeDevice(const c10::DeviceIndex device) const override {
+    check_device_index(device);
+    driver().synchronize_device(device);
+  }
+  void recordDataPtrOnStream(const c10::DataPtr& data_ptr, const c10::Stream& stream) const override {
+    allocator().recordStream(data_ptr, stream);
+  }
+
+  // Events: a c10 event is a driver event, created at its first record.
+  void record(void** event, const c10::Stream& stream, const c10::DeviceIndex device_index,
+              const c10::EventFlag flag) const override {
+    TORCH_CHECK(device_index == -1 || device_index == stream.device_index(),
+                "foo: event device ", static_cast<int>(device_index),
+                " does not match the recording stream's device ", stream.device());
+    if (*event == nullptr) {
+      // BACKEND_DEFAULT is what torch.Event(enable_timing=True) asks for.
+      *event = driver().create_event(stream.device_index(), flag == c10::EventFlag::BACKEND_DEFAULT);
+    }
+    driver().record_event(*event, native_stream(stream));
+  }
+  void block(void* event, const c10::Stream& stream) const override {
+    if (event == nullptr) return;  // never recorded: nothing to wait for, as in CUDA
+    driver().stream_wait_event(native_stream(stream), event);
+  }
+  bool queryEvent(void* event) const override {
+    return event == nullptr || driver().query_event(event);
+  }
+  void synchronizeEvent(void* event) const override {
+    if (event != nullptr) driver().synchronize_event(event);
+  }
+  void destroyEvent(void* event, const c10::DeviceIndex /*device_index*/) const noexcept override {
+    if (event == nullptr) return;
+    try {
+      driver().destroy_event(event);
+    } catch (...) {
+    }
+  }
+  double elapsedTime(void* start, void* end, const c10::DeviceIndex /*device_index*/) const override {
+    TORCH_CHECK(start != nullptr && end != nullptr,
+                "foo: both events must be recorded before measuring elapsed time");
+    return driver().elapsed_ms(start, end);
+  }
+};
+
+C10_REGISTER_GUARD_IMPL(PrivateUse1, FooGuardImpl);
+
+}  // namespace
+}  // namespace foo::runtime

@@ -1,0 +1,70 @@
+"""Each bad manifest gives one line `FILE:LINE: what; suggestion` on stderr, exit 1, no traceback."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from codegen_helpers import run_codegen
+
+AXPBY = 'custom:\n  - schema: "foo::axpby(Tensor x, Tensor y) -> Tensor"\n    kernel: axpby\n'
+
+# id: (manifest text, line, words in the message, words in the suggestion)
+CASES = {
+    "unknown_aten_op": ("aten:\n  - op: ad.out\n    kernel: k\n", 2, ["unknown aten op 'ad.out'"], ["did you mean", "'add.out'"]),
+    "op_without_overload": ("aten:\n  - op: add\n    kernel: k\n", 2, ["unknown aten op 'add'"], ["'add.Tensor'", "'add.out'"]),
+    "duplicate_op": ("aten:\n  - op: view\n    kernel: a\n  - op: view\n    kernel: b\n", 4, ["duplicate entry", "'view'", "line 2"], ["remove one"]),
+    "covered_by_out_as_primary": (
+        "aten:\n  - op: add.out\n    kernel: a\n  - op: add.Tensor\n    kernel: b\n", 4,
+        ["'add.Tensor'", "out-as-primary entry 'add.out'", "line 2"], ["out_as_primary: false"],
+    ),
+    "out_as_primary_covers_earlier": (
+        "aten:\n  - op: add_.Tensor\n    kernel: a\n  - op: add.out\n    kernel: b\n", 4,
+        ["'add.out' also registers 'add_.Tensor'", "line 2"], ["out_as_primary: false"],
+    ),
+    "composite_implicit": ("aten:\n  - op: reshape\n    kernel: k\n", 2, ["'reshape'", "CompositeImplicitAutograd"], ["decomposes into"]),
+    "malformed_schema": (
+        'custom:\n  - schema: "foo::f(Tensr x) -> Tensor"\n    kernel: f\n', 2,
+        ["malformed custom op schema", "unrecognized type Tensr"], ["foo::axpby("],
+    ),
+    "unbalanced_schema": ('custom:\n  - schema: "foo::f(Tensor x -> Tensor"\n    kernel: f\n', 2, ["malformed custom op schema"], ["schema syntax"]),
+    "unknown_aten_key": ("aten:\n  - op: view\n    kernl: k\n", 3, ["unknown key 'kernl'"], ["did you mean 'kernel'"]),
+    "unknown_custom_key": (AXPBY + "    tag: [pointwise]\n", 4, ["unknown key 'tag'"], ["did you mean 'tags'"]),
+    "out_as_primary_not_bool": ("aten:\n  - op: add.out\n    kernel: k\n    out_as_primary: 'no'\n", 4, ["'out_as_primary' must be true or false"], ["out_as_primary: false"]),
+    "kernel_not_string": ("aten:\n  - op: view\n    kernel: 12\n", 3, ["kernel 12 is not a valid C++ identifier"], ["letters, digits"]),
+    "kernel_not_identifier": ("aten:\n  - op: view\n    kernel: my-view\n", 3, ["kernel 'my-view' is not a valid C++ identifier"], ["letters, digits"]),
+    "kernel_cpp_keyword": ("aten:\n  - op: view\n    kernel: delete\n", 3, ["kernel 'delete'"], ["not a C++ keyword"]),
+    "op_not_string": ("aten:\n  - op: [view]\n    kernel: k\n", 2, ["'op' must be a non-empty string"], ["name.overload"]),
+    "missing_kernel": ("aten:\n  - op: view\n", 2, ["missing 'kernel'"], ["add 'kernel: ...'"]),
+    "custom_other_namespace": ('custom:\n  - schema: "bar::f(Tensor x) -> Tensor"\n    kernel: f\n', 2, ["'foo' namespace", "'bar'"], ["foo::<name>"]),
+    "custom_no_namespace": ('custom:\n  - schema: "f(Tensor x) -> Tensor"\n    kernel: f\n', 2, ["'foo' namespace"], ["foo::<name>"]),
+    "duplicate_custom_op": (AXPBY + '  - schema: "foo::axpby(Tensor x) -> Tensor"\n    kernel: b\n', 4, ["duplicate custom op 'foo::axpby'", "line 2"], ["overload name"]),
+    "unknown_tag": (AXPBY + "    tags: [pointwize]\n", 2, ["unknown tag 'pointwize'"], ["did you mean 'pointwise'"]),
+    "tags_not_list": (AXPBY + "    tags: pointwise\n", 4, ["'tags' must be a list"], ["tags: [pointwise]"]),
+    "top_level_not_mapping": ("- op: view\n  kernel: k\n", 1, ["top level must be a mapping"], ["'aten:'"]),
+    "unknown_top_level_key": ("aten: []\ncustm: []\n", 2, ["unknown top-level key 'custm'"], ["did you mean 'custom'"]),
+    "section_not_list": ("aten:\n  op: view\n", 1, ["'aten' must be a list"], ["'- ...'"]),
+    "entry_not_mapping": ("aten:\n  - view\n", 2, ["each 'aten' entry must be a mapping"], ["- op:"]),
+    "duplicate_key": ("aten:\n  - op: view\n    op: view\n    kernel: k\n", 3, ["duplicate key 'op'", "line 2"], ["keep only one"]),
+    "invalid_yaml": ("aten:\n  - op: [view\n", 3, ["invalid YAML"], ["fix the YAML syntax"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_bad_manifest(tmp_path, case):
+    text, line, what, suggestion = CASES[case]
+    manifest = tmp_path / "ops.yaml"
+    manifest.write_text(text, encoding="utf-8")
+    r = run_codegen("--manifest", str(manifest), "--out", str(tmp_path / "out"), "--pyi", str(tmp_path / "ops.pyi"))
+    assert r.returncode == 1
+    assert "Traceback" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith(f"{manifest}:{line}: "), lines[0]
+    message, _, hint = lines[0].partition("; ")
+    for word in what:
+        assert word in message, lines[0]
+    assert hint, lines[0]
+    for word in suggestion:
+        assert word in lines[0].split(": ", 1)[1], lines[0]
+    assert not os.path.exists(tmp_path / "out"), "nothing is written for a bad manifest"

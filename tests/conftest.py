@@ -1,0 +1,116 @@
+"""Shared setup and helpers for the torch_foo tests.
+
+The driver is chosen once per process, on first device use, from the
+environment, so the defaults below are set at conftest import, before any test
+(or torch_foo itself) can touch a device. A variable already set by the user
+wins: `TORCH_FOO_DRIVER=cuda pytest` runs the same tests on a GPU.
+
+tests/codegen/ sits under this conftest but must run before the extension is
+built, so nothing here imports torch_foo at import time or touches a device for
+those tests.
+"""
+
+import os
+import site
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("TORCH_FOO_DRIVER", "sim")
+# Subprocesses inherit this; in this process the autouse fixture below forces it.
+os.environ.setdefault("TORCH_FOO_FALLBACK", "silent")
+
+TESTS = Path(__file__).resolve().parent
+_NO_DEVICE_DIRS = (TESTS / "codegen",)
+
+# Pointwise ops with CPU kernels, candidates for "an op not in the manifest".
+_FALLBACK_CANDIDATES = ("sin", "cos", "hypot", "atan2", "erf", "expm1", "log1p", "lgamma", "digamma")
+
+
+@pytest.fixture(autouse=True)
+def _isolate(request):
+    """Each device test starts on foo:0 with the silent policy; policy tests set their own."""
+    if any(d in Path(request.path).resolve().parents for d in _NO_DEVICE_DIRS):
+        yield
+        return
+    import torch
+    import torch_foo
+
+    torch_foo.set_fallback_policy("silent")
+    torch.foo.set_device(0)
+    yield
+    torch_foo.set_fallback_policy("silent")
+    torch.foo.set_device(0)
+
+
+@pytest.fixture
+def two_devices():
+    """Skip a test that needs foo:0 and foo:1 (e.g. on a one-GPU cuda run)."""
+    import torch
+
+    if torch.foo.device_count() < 2:
+        pytest.skip("needs 2 foo devices")
+
+
+def assert_foo_equal(actual, expected, device="foo:0"):
+    """`actual` lives on `device` and holds exactly `expected` (a CPU tensor): dtype, shape, values."""
+    import torch
+
+    assert actual.device == torch.device(device)
+    assert actual.dtype == expected.dtype
+    assert actual.shape == expected.shape
+    torch.testing.assert_close(actual.cpu(), expected, rtol=0, atol=0, equal_nan=True)
+
+
+def base_name(op):
+    """'aten::sin.out' -> 'sin': fallback report keys may carry namespace and overload."""
+    return op.split("::")[-1].split(".")[0]
+
+
+def fallback_count(name):
+    """Fallback-report calls of op `name`, summed over its overloads."""
+    import torch_foo
+
+    return sum(n for op, n in torch_foo.fallback_report().items() if base_name(op) == name)
+
+
+def native_aten_ops():
+    """Base names of the aten ops that have a foo (PrivateUse1) kernel registered."""
+    import torch
+
+    regs = torch._C._dispatch_get_registrations_for_dispatch_key("PrivateUse1")
+    return {base_name(op) for op in regs if op.startswith("aten::")}
+
+
+def fallback_op():
+    """(name, fn) of a unary-callable pointwise op that is not native, so it falls back."""
+    import torch
+
+    native = native_aten_ops()
+    for name in _FALLBACK_CANDIDATES:
+        if name not in native:
+            fn = getattr(torch, name)
+            if name in ("hypot", "atan2"):
+                return name, (lambda x, fn=fn: fn(x, x))
+            return name, fn
+    pytest.skip(f"all of {_FALLBACK_CANDIDATES} are native; pick another fallback candidate")
+
+
+def run_python(code=None, args=(), env=None, timeout=300):
+    """Run a fresh interpreter (code via -c, or args) on the same torch_foo; returns CompletedProcess."""
+    import torch_foo
+
+    full_env = dict(os.environ)
+    # Where this process found torch_foo (source tree with an in-place build, or
+    # site-packages): put first on the child's path so it tests the same package.
+    package_root = str(Path(torch_foo.__file__).resolve().parents[1])
+    if package_root not in site.getsitepackages():
+        full_env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (package_root, os.environ.get("PYTHONPATH")) if p
+        )
+    full_env.update(env or {})
+    cmd = [sys.executable] + (["-c", code] if code is not None else list(args))
+    # cwd is tests/, not the repo root, so the source tree cannot shadow an installed build.
+    return subprocess.run(cmd, cwd=TESTS, env=full_env, capture_output=True, text=True, timeout=timeout)

@@ -1,0 +1,171 @@
+"""``torch.foo``: the device module, with torch.cuda's names.
+
+Registered by ``torch_foo/__init__.py`` with ``torch._register_device_module``;
+PyTorch itself calls some of it (``torch.load`` -> device_count, autocast ->
+get_amp_supported_dtype, ``torch.manual_seed`` -> manual_seed_all, ...).
+
+Device arguments accept an int, ``"foo"``, ``"foo:1"``, ``torch.device("foo", 1)``
+or None (the current device). The current device is per thread, as in CUDA.
+Nothing runs at import: the driver is selected on first use by the C++ runtime.
+"""
+
+import dataclasses
+
+import torch
+
+from torch_foo import _C
+from torch_foo._memory import (  # noqa: F401  (re-exported)
+    empty_cache,
+    max_memory_allocated,
+    max_memory_reserved,
+    memory_allocated,
+    memory_reserved,
+    memory_stats,
+    reset_peak_memory_stats,
+)
+from torch_foo._random import (  # noqa: F401  (re-exported)
+    get_rng_state,
+    get_rng_state_all,
+    initial_seed,
+    manual_seed,
+    manual_seed_all,
+    seed,
+    seed_all,
+    set_rng_state,
+    set_rng_state_all,
+)
+from torch_foo._streams import (  # noqa: F401  (re-exported)
+    Event,
+    Stream,
+    StreamContext,
+    current_stream,
+    default_stream,
+    set_stream,
+    stream,
+)
+from torch_foo._utils import _device_index
+
+
+def is_available():
+    return device_count() > 0
+
+
+def device_count():
+    """Number of foo devices; 0 when the driver cannot start (never raises)."""
+    return _C._device_count()
+
+
+def is_initialized():
+    return _C._is_initialized()
+
+
+def _lazy_init():
+    _C._lazy_init()
+
+
+def init():
+    """Initialise the driver now instead of on first use."""
+    _lazy_init()
+
+
+def _is_in_bad_fork():
+    # torch.manual_seed asks before seeding. The C++ runtime registers PyTorch's
+    # fork handler for device init, and that reports bad forks itself.
+    return False
+
+
+def current_device():
+    return _C._current_device()
+
+
+def set_device(device):
+    """Make ``device`` current in this thread (a negative int is ignored, as in torch.cuda)."""
+    if isinstance(device, int) and device < 0:
+        return
+    _C._set_device(_device_index(device))
+
+
+class device:
+    """Context manager selecting a foo device for the block, like torch.cuda.device.
+
+    None or -1 leaves the current device unchanged.
+    """
+
+    def __init__(self, device):
+        if device is None or (isinstance(device, int) and device < 0):
+            self.idx = -1
+        else:
+            self.idx = _device_index(device)
+        self.prev_idx = -1
+
+    def __enter__(self):
+        if self.idx >= 0:
+            self.prev_idx = _C._exchange_device(self.idx)
+
+    def __exit__(self, *exc):
+        if self.prev_idx >= 0:
+            _C._set_device(self.prev_idx)
+        return False
+
+
+class device_of(device):
+    """Select the device of a tensor or storage for the block; no-op for non-foo objects."""
+
+    def __init__(self, obj):
+        dev = obj.device
+        super().__init__(dev.index if dev.type == "foo" else -1)
+
+
+def synchronize(device=None):
+    """Wait for all work queued on every stream of ``device``."""
+    _C._synchronize(_device_index(device))
+
+
+@dataclasses.dataclass(frozen=True)
+class _DeviceProperties:
+    name: str
+    total_memory: int
+    multi_processor_count: int
+    major: int
+    minor: int
+    max_threads_per_block: int
+    max_shared_memory_per_block: int
+    warp_size: int
+
+
+def get_device_properties(device=None):
+    props = _C._device_properties(_device_index(device))
+    # Take the documented fields only, so an extra key from C++ does not break this.
+    return _DeviceProperties(**{f.name: props[f.name] for f in dataclasses.fields(_DeviceProperties)})
+
+
+def get_device_name(device=None):
+    return get_device_properties(device).name
+
+
+def get_device_capability(device=None):
+    p = get_device_properties(device)
+    return (p.major, p.minor)
+
+
+def is_bf16_supported(including_emulation=True):
+    return True
+
+
+def get_amp_supported_dtype():
+    """Dtypes autocast may cast to on foo."""
+    return [torch.float16, torch.bfloat16]
+
+
+_default_generators = None
+
+
+def __getattr__(name):
+    # default_generators is built on first access (PEP 562), not at import: it
+    # needs the device count, which starts the driver.
+    global _default_generators
+    if name == "default_generators":
+        if _default_generators is None:
+            _default_generators = tuple(_C._default_generator(i) for i in range(device_count()))
+        return _default_generators
+    raise AttributeError(f"module 'torch.foo' has no attribute {name!r}")
