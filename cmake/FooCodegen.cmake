@@ -13,7 +13,7 @@ file(GLOB_RECURSE _foo_codegen_inputs CONFIGURE_DEPENDS
 add_custom_command(
   OUTPUT "${CMAKE_BINARY_DIR}/codegen.stamp"
   BYPRODUCTS ${FOO_GENERATED_FILES}
-  COMMAND "${Python_EXECUTABLE}" -m codegen
+  COMMAND ${FOO_PYTHON} -m codegen
           --manifest "${FOO_MANIFEST}" --out "${FOO_GENERATED_DIR}" --pyi "${FOO_PYI}"
   COMMAND "${CMAKE_COMMAND}" -E touch "${CMAKE_BINARY_DIR}/codegen.stamp"
   DEPENDS "${FOO_MANIFEST}" ${_foo_codegen_inputs} "${CMAKE_BINARY_DIR}/torch_version.txt"

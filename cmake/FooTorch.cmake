@@ -3,8 +3,12 @@
 find_package(Python REQUIRED COMPONENTS Interpreter Development.Module)
 find_package(Threads REQUIRED)
 
+# Every Python the build runs has torch's backend autoload off: otherwise `import torch` would
+# import the torch_foo being rebuilt (possibly half-installed) through its entry point.
+set(FOO_PYTHON "${CMAKE_COMMAND}" -E env TORCH_DEVICE_BACKEND_AUTOLOAD=0 "${Python_EXECUTABLE}")
+
 execute_process(
-  COMMAND "${Python_EXECUTABLE}" -c
+  COMMAND ${FOO_PYTHON} -c
     "import torch, os; print(torch.utils.cmake_prefix_path); print(int(torch._C._GLIBCXX_USE_CXX11_ABI)); print(torch.__version__); print(os.path.join(os.path.dirname(torch.__file__), 'lib'))"
   OUTPUT_VARIABLE _foo_torch_info
   RESULT_VARIABLE _foo_torch_rc

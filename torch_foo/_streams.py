@@ -26,17 +26,18 @@ class Stream(torch.Stream):
         return super().__new__(cls, device=_foo_device(device), priority=priority)
 
 
-class Event(torch.Event):
-    """An event on a foo device (default: the current one)."""
+def Event(device=None, *, enable_timing=False, blocking=False, interprocess=False):
+    """An event on a foo device (default: the current one).
 
-    def __new__(cls, device=None, *, enable_timing=False, blocking=False, interprocess=False):
-        return super().__new__(
-            cls,
-            device=_foo_device(device),
-            enable_timing=enable_timing,
-            blocking=blocking,
-            interprocess=interprocess,
-        )
+    A factory, not a subclass: torch.Event's C++ methods (elapsed_time, wait) accept only
+    exact torch.Event objects.
+    """
+    return torch.Event(
+        device=_foo_device(device),
+        enable_timing=enable_timing,
+        blocking=blocking,
+        interprocess=interprocess,
+    )
 
 
 def current_stream(device=None):
