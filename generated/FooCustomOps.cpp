@@ -5,66 +5,12 @@
 #include <torch/library.h>
 
 #include "FooNativeFunctions.h"
+#include "aten/device_check.h"
 
 namespace {
 
-// Every tensor argument must be on the foo device, all on the same one (a 0-dim CPU
-// tensor is accepted where it stands for a scalar); `common` records that device.
-[[maybe_unused]] void check_device(const char* op, const char* arg, const at::Tensor& t,
-                                   ::std::optional<c10::Device>& common, bool cpu_scalar_ok) {
-  if (!t.defined()) {
-    return;
-  }
-  const c10::Device d = t.device();
-  if (d.type() != c10::DeviceType::PrivateUse1) {
-    TORCH_CHECK(cpu_scalar_ok && d.is_cpu() && t.dim() == 0, op,
-                ": expected all tensors on the foo device (a CPU tensor only as a 0-dim scalar), but argument '",
-                arg, "' is on ", d);
-    return;
-  }
-  if (!common.has_value()) {
-    common = d;
-    return;
-  }
-  TORCH_CHECK(d == *common, op, ": expected all tensors on the same foo device, but argument '", arg,
-              "' is on ", d, " and an earlier argument on ", *common);
-}
-
-[[maybe_unused]] void check_device(const char* op, const char* arg, const ::std::optional<at::Tensor>& t,
-                                   ::std::optional<c10::Device>& common, bool cpu_scalar_ok) {
-  if (t.has_value()) {
-    check_device(op, arg, *t, common, cpu_scalar_ok);
-  }
-}
-
-[[maybe_unused]] void check_device(const char* op, const char* arg, at::TensorList ts,
-                                   ::std::optional<c10::Device>& common, bool cpu_scalar_ok) {
-  for (const at::Tensor& t : ts) {
-    check_device(op, arg, t, common, cpu_scalar_ok);
-  }
-}
-
-[[maybe_unused]] void check_device(const char* op, const char* arg, const at::ITensorListRef& ts,
-                                   ::std::optional<c10::Device>& common, bool cpu_scalar_ok) {
-  for (const at::Tensor& t : ts) {
-    check_device(op, arg, t, common, cpu_scalar_ok);
-  }
-}
-
-[[maybe_unused]] void check_device(const char* op, const char* arg,
-                                   const c10::List<::std::optional<at::Tensor>>& ts,
-                                   ::std::optional<c10::Device>& common, bool cpu_scalar_ok) {
-  for (size_t i = 0; i < ts.size(); ++i) {
-    check_device(op, arg, ts.get(i), common, cpu_scalar_ok);
-  }
-}
-
-// For ops that copy across devices: remember the first foo device, check nothing.
-[[maybe_unused]] void note_device(const at::Tensor& t, ::std::optional<c10::Device>& common) {
-  if (!common.has_value() && t.defined() && t.device().type() == c10::DeviceType::PrivateUse1) {
-    common = t.device();
-  }
-}
+using foo::native::check_device;
+using foo::native::note_device;
 
 at::Tensor wrapper_axpby(const at::Tensor & x, const at::Tensor & y, double a, double b) {
   ::std::optional<c10::Device> common_device_;

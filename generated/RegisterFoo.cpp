@@ -5,66 +5,12 @@
 #include <torch/library.h>
 
 #include "FooNativeFunctions.h"
+#include "aten/device_check.h"
 
 namespace {
 
-// Every tensor argument must be on the foo device, all on the same one (a 0-dim CPU
-// tensor is accepted where it stands for a scalar); `common` records that device.
-[[maybe_unused]] void check_device(const char* op, const char* arg, const at::Tensor& t,
-                                   ::std::optional<c10::Device>& common, bool cpu_scalar_ok) {
-  if (!t.defined()) {
-    return;
-  }
-  const c10::Device d = t.device();
-  if (d.type() != c10::DeviceType::PrivateUse1) {
-    TORCH_CHECK(cpu_scalar_ok && d.is_cpu() && t.dim() == 0, op,
-                ": expected all tensors on the foo device (a CPU tensor only as a 0-dim scalar), but argument '",
-                arg, "' is on ", d);
-    return;
-  }
-  if (!common.has_value()) {
-    common = d;
-    return;
-  }
-  TORCH_CHECK(d == *common, op, ": expected all tensors on the same foo device, but argument '", arg,
-              "' is on ", d, " and an earlier argument on ", *common);
-}
-
-[[maybe_unused]] void check_device(const char* op, const char* arg, const ::std::optional<at::Tensor>& t,
-                                   ::std::optional<c10::Device>& common, bool cpu_scalar_ok) {
-  if (t.has_value()) {
-    check_device(op, arg, *t, common, cpu_scalar_ok);
-  }
-}
-
-[[maybe_unused]] void check_device(const char* op, const char* arg, at::TensorList ts,
-                                   ::std::optional<c10::Device>& common, bool cpu_scalar_ok) {
-  for (const at::Tensor& t : ts) {
-    check_device(op, arg, t, common, cpu_scalar_ok);
-  }
-}
-
-[[maybe_unused]] void check_device(const char* op, const char* arg, const at::ITensorListRef& ts,
-                                   ::std::optional<c10::Device>& common, bool cpu_scalar_ok) {
-  for (const at::Tensor& t : ts) {
-    check_device(op, arg, t, common, cpu_scalar_ok);
-  }
-}
-
-[[maybe_unused]] void check_device(const char* op, const char* arg,
-                                   const c10::List<::std::optional<at::Tensor>>& ts,
-                                   ::std::optional<c10::Device>& common, bool cpu_scalar_ok) {
-  for (size_t i = 0; i < ts.size(); ++i) {
-    check_device(op, arg, ts.get(i), common, cpu_scalar_ok);
-  }
-}
-
-// For ops that copy across devices: remember the first foo device, check nothing.
-[[maybe_unused]] void note_device(const at::Tensor& t, ::std::optional<c10::Device>& common) {
-  if (!common.has_value() && t.defined() && t.device().type() == c10::DeviceType::PrivateUse1) {
-    common = t.device();
-  }
-}
+using foo::native::check_device;
+using foo::native::note_device;
 
 at::Tensor wrapper_empty_memory_format(c10::SymIntArrayRef size, ::std::optional<at::ScalarType> dtype, ::std::optional<at::Layout> layout, ::std::optional<at::Device> device, ::std::optional<bool> pin_memory, ::std::optional<at::MemoryFormat> memory_format) {
   ::std::optional<c10::Device> common_device_;
@@ -162,6 +108,20 @@ at::Tensor & wrapper_set_(at::Tensor & self) {
   return foo::native::set_empty(self);
 }
 
+at::Tensor & wrapper_normal_(at::Tensor & self, double mean, double std, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::normal_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::normal_(self, mean, std, generator);
+}
+
+at::Tensor & wrapper_uniform_(at::Tensor & self, double from, double to, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::uniform_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::uniform_(self, from, to, generator);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -178,4 +138,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("set_.source_Storage", TORCH_FN(wrapper_set__source_Storage));
   m.impl("set_.source_Storage_storage_offset", TORCH_FN(wrapper_set__source_Storage_storage_offset));
   m.impl("set_", TORCH_FN(wrapper_set_));
+  m.impl("normal_", TORCH_FN(wrapper_normal_));
+  m.impl("uniform_", TORCH_FN(wrapper_uniform_));
 }

@@ -60,3 +60,9 @@ def test_wrong_argument_types():
         torch_foo.ops.axpby(fx, fy, a="two")
     with pytest.raises(TypeError):
         torch_foo.ops.axpby(fx)
+
+
+def test_opcheck():
+    """torch.library.opcheck: schema, fake impl, autograd registration and AOT dispatch agree."""
+    x, y, fx, fy = _pair()
+    torch.library.opcheck(torch.ops.foo.axpby.default, (fx, fy), {"a": 2.0, "b": -0.5})

@@ -32,6 +32,7 @@ if _backend_registration._privateuse1_backend_name != "foo":
 from torch_foo import _C  # noqa: E402  (library load registers ops/guard/hooks)
 from torch_foo import device  # noqa: E402
 from torch_foo import ops  # noqa: E402
+from torch_foo import fake_ops  # noqa: E402,F401  (registers the custom ops' fake impls)
 
 if getattr(torch, "foo", None) is not device:
     torch._register_device_module("foo", device)

@@ -1,6 +1,18 @@
+#pragma once
+// Device checks the generated wrappers (generated/RegisterFoo.cpp, FooCustomOps.cpp) run before
+// calling a kernel: the error names the op and the argument at fault.
+#include <optional>
+
+#include <ATen/core/List.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/core/IListRef.h>
+#include <c10/core/Device.h>
+
+namespace foo::native {
+
 // Every tensor argument must be on the foo device, all on the same one (a 0-dim CPU
 // tensor is accepted where it stands for a scalar); `common` records that device.
-[[maybe_unused]] void check_device(const char* op, const char* arg, const at::Tensor& t,
+inline void check_device(const char* op, const char* arg, const at::Tensor& t,
                                    ::std::optional<c10::Device>& common, bool cpu_scalar_ok) {
   if (!t.defined()) {
     return;
@@ -20,28 +32,28 @@
               "' is on ", d, " and an earlier argument on ", *common);
 }
 
-[[maybe_unused]] void check_device(const char* op, const char* arg, const ::std::optional<at::Tensor>& t,
+inline void check_device(const char* op, const char* arg, const ::std::optional<at::Tensor>& t,
                                    ::std::optional<c10::Device>& common, bool cpu_scalar_ok) {
   if (t.has_value()) {
     check_device(op, arg, *t, common, cpu_scalar_ok);
   }
 }
 
-[[maybe_unused]] void check_device(const char* op, const char* arg, at::TensorList ts,
+inline void check_device(const char* op, const char* arg, at::TensorList ts,
                                    ::std::optional<c10::Device>& common, bool cpu_scalar_ok) {
   for (const at::Tensor& t : ts) {
     check_device(op, arg, t, common, cpu_scalar_ok);
   }
 }
 
-[[maybe_unused]] void check_device(const char* op, const char* arg, const at::ITensorListRef& ts,
+inline void check_device(const char* op, const char* arg, const at::ITensorListRef& ts,
                                    ::std::optional<c10::Device>& common, bool cpu_scalar_ok) {
   for (const at::Tensor& t : ts) {
     check_device(op, arg, t, common, cpu_scalar_ok);
   }
 }
 
-[[maybe_unused]] void check_device(const char* op, const char* arg,
+inline void check_device(const char* op, const char* arg,
                                    const c10::List<::std::optional<at::Tensor>>& ts,
                                    ::std::optional<c10::Device>& common, bool cpu_scalar_ok) {
   for (size_t i = 0; i < ts.size(); ++i) {
@@ -50,8 +62,10 @@
 }
 
 // For ops that copy across devices: remember the first foo device, check nothing.
-[[maybe_unused]] void note_device(const at::Tensor& t, ::std::optional<c10::Device>& common) {
+inline void note_device(const at::Tensor& t, ::std::optional<c10::Device>& common) {
   if (!common.has_value() && t.defined() && t.device().type() == c10::DeviceType::PrivateUse1) {
     common = t.device();
   }
 }
+
+}  // namespace foo::native
