@@ -99,3 +99,24 @@ def test_event_elapsed_time():
     ms = start.elapsed_time(end)
     assert isinstance(ms, float) and ms >= 0.0
     assert dst.device == torch.device("foo:0")
+
+
+def test_launch_returns_before_the_work_is_done():
+    """Asynchrony, not only ordering: a kernel over 16M elements (tens of ms on the sim device,
+    whose emulated threads run one after another) is still queued when the launch returns, and
+    its result is visible once the default stream waits for the side stream."""
+    import torch_foo
+
+    if torch_foo.driver() != "sim":
+        import pytest
+
+        pytest.skip("on a GPU the kernel may finish before query() runs")
+    x, src = _big_source()
+    side = torch.foo.Stream()
+    side.wait_stream(torch.foo.current_stream())
+    with torch.foo.stream(side):
+        out = torch_foo.ops.axpby(src, src, a=2.0, b=1.0)
+    assert side.query() is False
+    torch.foo.current_stream().wait_stream(side)
+    assert_foo_equal(out, 3 * x)
+    assert side.query() is True
