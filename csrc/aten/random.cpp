@@ -13,6 +13,13 @@ namespace {
 
 enum class Distribution { Uniform, Normal };
 
+template <typename T>
+void launch_fill(foo::kernels::Stream stream, T* out, int64_t n, foo::runtime::PhiloxState state,
+                 Distribution dist, double a, double b) {
+  if (dist == Distribution::Normal) FOO_CALL_KERNEL(normal_fill, stream, out, n, state.seed, state.offset, a, b);
+  else FOO_CALL_KERNEL(uniform_fill, stream, out, n, state.seed, state.offset, a, b);
+}
+
 at::Tensor& fill_random(at::Tensor& self, std::optional<at::Generator> generator, Distribution dist,
                         double a, double b, const char* op) {
   if (self.numel() == 0) return self;
@@ -27,15 +34,10 @@ at::Tensor& fill_random(at::Tensor& self, std::optional<at::Generator> generator
     state = gen->reserve(static_cast<uint64_t>(target.numel()));
   }
   auto stream = foo::runtime::current_native_stream(self.device().index());
-  const auto n = target.numel();
   if (target.scalar_type() == at::kFloat) {
-    auto* out = target.mutable_data_ptr<float>();
-    if (dist == Distribution::Normal) FOO_CALL_KERNEL(normal_fill, stream, out, n, state.seed, state.offset, a, b);
-    else FOO_CALL_KERNEL(uniform_fill, stream, out, n, state.seed, state.offset, a, b);
+    launch_fill(stream, target.mutable_data_ptr<float>(), target.numel(), state, dist, a, b);
   } else {
-    auto* out = target.mutable_data_ptr<double>();
-    if (dist == Distribution::Normal) FOO_CALL_KERNEL(normal_fill, stream, out, n, state.seed, state.offset, a, b);
-    else FOO_CALL_KERNEL(uniform_fill, stream, out, n, state.seed, state.offset, a, b);
+    launch_fill(stream, target.mutable_data_ptr<double>(), target.numel(), state, dist, a, b);
   }
   if (!target.is_same(self)) self.copy_(target);
   return self;
