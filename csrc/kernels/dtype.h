@@ -1,0 +1,163 @@
+#pragma once
+// Element types kernels compute on, for both targets, without ATen or cuda_fp16.h: 16-bit floats
+// are stored as bits and computed in float (their "opmath" type), as PyTorch's own CUDA kernels do.
+// Conversions round to nearest even, bit-identical to c10::Half and c10::BFloat16, so sim, cuda and
+// the CPU reference agree exactly on casts.
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#if defined(__CUDACC__)
+#define FOO_HD __host__ __device__ __forceinline__
+#else
+#define FOO_HD inline
+#endif
+
+namespace foo::kernels {
+
+FOO_HD uint32_t float_bits(float f) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(f);
+#else
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+#endif
+}
+
+FOO_HD float bits_float(uint32_t u) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(u);
+#else
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+#endif
+}
+
+// IEEE binary16, converted in software so both targets round identically.
+struct half_t {
+  uint16_t bits;
+  half_t() = default;
+  FOO_HD half_t(float f) : bits(from_float(f)) {}
+  FOO_HD operator float() const { return to_float(bits); }
+
+  static FOO_HD uint16_t from_float(float f) {
+    const uint32_t x = float_bits(f);
+    const uint32_t sign = (x >> 16) & 0x8000u;
+    const uint32_t abs = x & 0x7fffffffu;
+    if (abs >= 0x7f800000u) return static_cast<uint16_t>(sign | (abs > 0x7f800000u ? 0x7e00u : 0x7c00u));
+    if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds past 65504
+    if (abs < 0x38800000u) {                                                 // subnormal or zero
+      // Adding 0.5f aligns the subnormal's bits to the low mantissa and rounds to nearest even.
+      const float shifted = bits_float(abs) + 0.5f;
+      return static_cast<uint16_t>(sign | (float_bits(shifted) - 0x3f000000u));
+    }
+    const uint32_t odd = (abs >> 13) & 1u;
+    return static_cast<uint16_t>(sign | ((abs + 0xc8000fffu + odd) >> 13));
+  }
+  static FOO_HD float to_float(uint16_t h) {
+    const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+    const uint32_t exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
+    if (exp == 0x1f) return bits_float(sign | 0x7f800000u | (mant << 13));
+    if (exp == 0) return (sign ? -1.0f : 1.0f) * static_cast<float>(mant) * 5.9604644775390625e-08f;  // 2^-24
+    return bits_float(sign | ((exp + 112u) << 23) | (mant << 13));
+  }
+};
+
+// bfloat16: the upper half of a float.
+struct bfloat16_t {
+  uint16_t bits;
+  bfloat16_t() = default;
+  FOO_HD bfloat16_t(float f) : bits(from_float(f)) {}
+  FOO_HD operator float() const { return bits_float(static_cast<uint32_t>(bits) << 16); }
+
+  static FOO_HD uint16_t from_float(float f) {
+    const uint32_t x = float_bits(f);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return 0x7fc0;  // NaN
+    return static_cast<uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+  }
+};
+
+// The type a kernel computes in: 16-bit floats widen to float; everything else stays itself.
+template <typename T> struct OpMathImpl { using type = T; };
+template <> struct OpMathImpl<half_t> { using type = float; };
+template <> struct OpMathImpl<bfloat16_t> { using type = float; };
+template <typename T> using opmath_t = typename OpMathImpl<T>::type;
+
+// Conversion between any two element types, as PyTorch casts: through float for 16-bit floats,
+// nonzero-is-true for bool.
+template <typename To, typename From>
+FOO_HD To cast(From v) {
+  if constexpr (std::is_same_v<To, From>) {
+    return v;
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return static_cast<opmath_t<From>>(v) != opmath_t<From>(0);
+  } else if constexpr (std::is_same_v<To, half_t> || std::is_same_v<To, bfloat16_t>) {
+    return To(static_cast<float>(static_cast<opmath_t<From>>(v)));
+  } else {
+    return static_cast<To>(static_cast<opmath_t<From>>(v));
+  }
+}
+
+// Element types, numbered as c10::ScalarType so the host converts with a static_cast
+// (csrc/aten checks the numbering at compile time).
+enum class DType : int8_t {
+  UInt8 = 0, Int8 = 1, Int16 = 2, Int32 = 3, Int64 = 4, Float16 = 5, Float32 = 6, Float64 = 7,
+  Bool = 11, BFloat16 = 15,
+};
+
+inline const char* dtype_name(DType d) {
+  switch (d) {
+    case DType::UInt8: return "uint8";
+    case DType::Int8: return "int8";
+    case DType::Int16: return "int16";
+    case DType::Int32: return "int32";
+    case DType::Int64: return "int64";
+    case DType::Float16: return "float16";
+    case DType::Float32: return "float32";
+    case DType::Float64: return "float64";
+    case DType::Bool: return "bool";
+    case DType::BFloat16: return "bfloat16";
+  }
+  return "unknown";
+}
+
+// Type sets for dispatch, as bit masks over DType.
+constexpr uint32_t dtype_bit(DType d) { return 1u << static_cast<int>(d); }
+constexpr uint32_t kFloatingTypes = dtype_bit(DType::Float32) | dtype_bit(DType::Float64) |
+                                    dtype_bit(DType::Float16) | dtype_bit(DType::BFloat16);
+constexpr uint32_t kIntegralTypes = dtype_bit(DType::UInt8) | dtype_bit(DType::Int8) | dtype_bit(DType::Int16) |
+                                    dtype_bit(DType::Int32) | dtype_bit(DType::Int64);
+constexpr uint32_t kNumericTypes = kFloatingTypes | kIntegralTypes;
+constexpr uint32_t kAllTypes = kNumericTypes | dtype_bit(DType::Bool);
+
+template <typename T> struct TypeTag { using type = T; };
+
+[[noreturn]] inline void unsupported_dtype(const char* op, DType d) {
+  throw std::invalid_argument(std::string(op) + ": foo has no kernel for dtype " + dtype_name(d));
+}
+
+// Calls f(TypeTag<T>{}) for the element type d names, if d is in Types; otherwise throws an error
+// naming the op and the dtype. Host code only (the launchers).
+template <uint32_t Types, typename F>
+void dispatch(DType d, const char* op, F&& f) {
+  if (!(Types & dtype_bit(d))) unsupported_dtype(op, d);
+  switch (d) {
+    case DType::UInt8: if constexpr ((Types & dtype_bit(DType::UInt8)) != 0) return f(TypeTag<uint8_t>{}); break;
+    case DType::Int8: if constexpr ((Types & dtype_bit(DType::Int8)) != 0) return f(TypeTag<int8_t>{}); break;
+    case DType::Int16: if constexpr ((Types & dtype_bit(DType::Int16)) != 0) return f(TypeTag<int16_t>{}); break;
+    case DType::Int32: if constexpr ((Types & dtype_bit(DType::Int32)) != 0) return f(TypeTag<int32_t>{}); break;
+    case DType::Int64: if constexpr ((Types & dtype_bit(DType::Int64)) != 0) return f(TypeTag<int64_t>{}); break;
+    case DType::Float16: if constexpr ((Types & dtype_bit(DType::Float16)) != 0) return f(TypeTag<half_t>{}); break;
+    case DType::Float32: if constexpr ((Types & dtype_bit(DType::Float32)) != 0) return f(TypeTag<float>{}); break;
+    case DType::Float64: if constexpr ((Types & dtype_bit(DType::Float64)) != 0) return f(TypeTag<double>{}); break;
+    case DType::Bool: if constexpr ((Types & dtype_bit(DType::Bool)) != 0) return f(TypeTag<bool>{}); break;
+    case DType::BFloat16: if constexpr ((Types & dtype_bit(DType::BFloat16)) != 0) return f(TypeTag<bfloat16_t>{}); break;
+  }
+  unsupported_dtype(op, d);
+}
+
+}  // namespace foo::kernels
