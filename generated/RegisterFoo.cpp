@@ -122,6 +122,146 @@ at::Tensor & wrapper_uniform_(at::Tensor & self, double from, double to, ::std::
   return foo::native::uniform_(self, from, to, generator);
 }
 
+at::Tensor & wrapper_add_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::add.out", "self", self, common_device_, false);
+  check_device("aten::add.out", "other", other, common_device_, true);
+  check_device("aten::add.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::add_out(self, other, alpha, out);
+}
+
+at::Tensor wrapper_add_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::add.Tensor", "self", self, common_device_, false);
+  check_device("aten::add.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::add_out(self, other, alpha, out);
+  return out;
+}
+
+at::Tensor & wrapper_add__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::add_.Tensor", "self", self, common_device_, false);
+  check_device("aten::add_.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::add_out(self, other, alpha, self);
+  return self;
+}
+
+at::Tensor & wrapper_sub_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::sub.out", "self", self, common_device_, false);
+  check_device("aten::sub.out", "other", other, common_device_, true);
+  check_device("aten::sub.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::sub_out(self, other, alpha, out);
+}
+
+at::Tensor wrapper_sub_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::sub.Tensor", "self", self, common_device_, false);
+  check_device("aten::sub.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::sub_out(self, other, alpha, out);
+  return out;
+}
+
+at::Tensor & wrapper_sub__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::sub_.Tensor", "self", self, common_device_, false);
+  check_device("aten::sub_.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::sub_out(self, other, alpha, self);
+  return self;
+}
+
+at::Tensor & wrapper_mul_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::mul.out", "self", self, common_device_, false);
+  check_device("aten::mul.out", "other", other, common_device_, true);
+  check_device("aten::mul.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::mul_out(self, other, out);
+}
+
+at::Tensor wrapper_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::mul.Tensor", "self", self, common_device_, false);
+  check_device("aten::mul.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::mul_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::mul_.Tensor", "self", self, common_device_, false);
+  check_device("aten::mul_.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::mul_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_div_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::div.out", "self", self, common_device_, false);
+  check_device("aten::div.out", "other", other, common_device_, true);
+  check_device("aten::div.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::div_out(self, other, out);
+}
+
+at::Tensor wrapper_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::div.Tensor", "self", self, common_device_, false);
+  check_device("aten::div.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::div_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_div__Tensor(at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::div_.Tensor", "self", self, common_device_, false);
+  check_device("aten::div_.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::div_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_div_out_mode(const at::Tensor & self, const at::Tensor & other, ::std::optional<c10::string_view> rounding_mode, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::div.out_mode", "self", self, common_device_, false);
+  check_device("aten::div.out_mode", "other", other, common_device_, true);
+  check_device("aten::div.out_mode", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::div_out_mode(self, other, rounding_mode, out);
+}
+
+at::Tensor wrapper_div_Tensor_mode(const at::Tensor & self, const at::Tensor & other, ::std::optional<c10::string_view> rounding_mode) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::div.Tensor_mode", "self", self, common_device_, false);
+  check_device("aten::div.Tensor_mode", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::div_out_mode(self, other, rounding_mode, out);
+  return out;
+}
+
+at::Tensor & wrapper_div__Tensor_mode(at::Tensor & self, const at::Tensor & other, ::std::optional<c10::string_view> rounding_mode) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::div_.Tensor_mode", "self", self, common_device_, false);
+  check_device("aten::div_.Tensor_mode", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::div_out_mode(self, other, rounding_mode, self);
+  return self;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -140,4 +280,19 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("set_", TORCH_FN(wrapper_set_));
   m.impl("normal_", TORCH_FN(wrapper_normal_));
   m.impl("uniform_", TORCH_FN(wrapper_uniform_));
+  m.impl("add.out", TORCH_FN(wrapper_add_out));
+  m.impl("add.Tensor", TORCH_FN(wrapper_add_Tensor));
+  m.impl("add_.Tensor", TORCH_FN(wrapper_add__Tensor));
+  m.impl("sub.out", TORCH_FN(wrapper_sub_out));
+  m.impl("sub.Tensor", TORCH_FN(wrapper_sub_Tensor));
+  m.impl("sub_.Tensor", TORCH_FN(wrapper_sub__Tensor));
+  m.impl("mul.out", TORCH_FN(wrapper_mul_out));
+  m.impl("mul.Tensor", TORCH_FN(wrapper_mul_Tensor));
+  m.impl("mul_.Tensor", TORCH_FN(wrapper_mul__Tensor));
+  m.impl("div.out", TORCH_FN(wrapper_div_out));
+  m.impl("div.Tensor", TORCH_FN(wrapper_div_Tensor));
+  m.impl("div_.Tensor", TORCH_FN(wrapper_div__Tensor));
+  m.impl("div.out_mode", TORCH_FN(wrapper_div_out_mode));
+  m.impl("div.Tensor_mode", TORCH_FN(wrapper_div_Tensor_mode));
+  m.impl("div_.Tensor_mode", TORCH_FN(wrapper_div__Tensor_mode));
 }
