@@ -44,6 +44,10 @@ def wrapper(f: NativeFunction, kernel_f: NativeFunction, kernel: str, kind: str,
         return Wrapper(name, str(f.func.name), sig.defn(name=name), tuple(checks + locals_ + call + ret))
 
 
+# Non-pointwise aten ops whose named tensor argument may be a 0-dim CPU tensor (a fill value).
+CPU_SCALAR_ARGS = {"fill": ("value",), "masked_fill": ("value",)}  # keyed by base name (fill_ → fill)
+
+
 def device_checks(f: NativeFunction, namespace: str) -> list[str]:
     """Every tensor argument on one foo device; the guard switches to it."""
     label = f"{namespace}::{f.func.name}"
@@ -55,11 +59,13 @@ def device_checks(f: NativeFunction, namespace: str) -> list[str]:
         lines.append(f'TORCH_CHECK(common_device_.has_value(), "{label}: expected at least one tensor on the foo device");')
     else:
         outs = {a.name for a in f.func.arguments.out}
-        # Like TensorIterator: a pointwise aten op takes a 0-dim CPU tensor as a scalar operand.
+        # Like TensorIterator: a pointwise aten op takes a 0-dim CPU tensor as a scalar operand
+        # (any input, as on CUDA); so do the ops whose 0-dim `value` tensor is a fill value.
         pointwise = namespace == "aten" and "pointwise" in f.tags
+        scalar_args = CPU_SCALAR_ARGS.get(f.func.name.name.base, ()) if namespace == "aten" else ()
         for a in tensors:
             writes = a.annotation is not None and a.annotation.is_write
-            scalar_ok = pointwise and not (a.name == "self" or a.name in outs or writes)
+            scalar_ok = (pointwise or a.name in scalar_args) and not (a.name in outs or writes)
             lines.append(
                 f'check_device("{label}", "{a.name}", {a.name}, common_device_, {str(scalar_ok).lower()});'
             )

@@ -51,6 +51,15 @@ at::Tensor & normal_(at::Tensor & self, double mean=0, double std=1, ::std::opti
 // aten::uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)
 at::Tensor & uniform_(at::Tensor & self, double from=0, double to=1, ::std::optional<at::Generator> generator=::std::nullopt);
 
+// aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
+at::Tensor & fill_scalar(at::Tensor & self, const at::Scalar & value);
+
+// aten::fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)
+at::Tensor & fill_tensor(at::Tensor & self, const at::Tensor & value);
+
+// aten::zero_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor & zero_(at::Tensor & self);
+
 // aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (also registered for add.Tensor, add_.Tensor)
 at::Tensor & add_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out);
 

@@ -1,10 +1,13 @@
-// Copies between the CPU and foo, and between foo tensors (also across devices).
-// Contiguous same-dtype copies are one driver memcpy; everything else stages through the host
-// for now (a strided device-to-device copy kernel replaces that staging later).
+// Copies between the CPU and foo and between foo tensors. A contiguous same-dtype copy is one
+// driver memcpy; strides and dtype conversion run on the device (copy.cu), so the host only
+// ever moves dense bytes.
 #include <ATen/ATen.h>
+#include <ATen/TensorIterator.h>
 
 #include "FooNativeFunctions.h"
 #include "aten/device_memory.h"
+#include "aten/elementwise.h"
+#include "kernels/copy.h"
 #include "runtime/stream.h"
 
 namespace foo::native {
@@ -21,30 +24,78 @@ bool plain_bytes_copy(const at::Tensor& src, const at::Tensor& dst) {
          src.is_contiguous() && dst.is_contiguous() && !src.is_conj() && !src.is_neg();
 }
 
+// dst = src (broadcast, strided, cast) on dst's device; both on that device.
+void copy_on_device(const at::Tensor& src, const at::Tensor& dst) {
+  auto iter = at::TensorIteratorConfig()
+                  .add_output(dst)
+                  .add_const_input(src)
+                  .resize_outputs(false)
+                  .check_all_same_dtype(false)
+                  .build();
+  const auto to = kernel_dtype(dst.scalar_type()), from = kernel_dtype(src.scalar_type());
+  run_elementwise(iter, dst.scalar_type(), {src.scalar_type()},
+                  [&](foo::kernels::Stream s, const foo::kernels::ElementwiseGeometry& g) {
+                    FOO_CALL_KERNEL(copy_cast, s, to, from, g);
+                  });
+}
+
+void memcpy_bytes(const at::Tensor& src, const at::Tensor& dst, CopyKind kind, c10::DeviceIndex device) {
+  auto stream = current_native_stream(device);
+  driver().memcpy_async(dst.data_ptr(), src.data_ptr(), dst.nbytes(), kind, stream);
+  if (kind != CopyKind::HostToDevice) driver().synchronize_stream(stream);  // the reader is elsewhere
+}
+
 void copy_device_to_device(const at::Tensor& src, const at::Tensor& dst) {
-  if (!plain_bytes_copy(src, dst)) {
-    write_from_cpu(dst, stage_to_cpu(src));
+  const auto src_device = src.device().index(), dst_device = dst.device().index();
+  if (src_device == dst_device) {
+    if (plain_bytes_copy(src, dst)) {
+      driver().memcpy_async(dst.data_ptr(), src.data_ptr(), dst.nbytes(), CopyKind::DeviceToDevice,
+                            current_native_stream(dst_device));
+    } else {
+      copy_on_device(src, dst);
+    }
     return;
   }
-  const auto src_device = src.device().index(), dst_device = dst.device().index();
-  if (src_device != dst_device) {
-    // The source's producing work lives on its own device's stream: finish it first, and the
-    // copy itself before the source can be freed and reused there.
-    driver().synchronize_stream(current_native_stream(src_device));
-  }
-  auto stream = current_native_stream(dst_device);
-  driver().memcpy_async(dst.data_ptr(), src.data_ptr(), dst.nbytes(), CopyKind::DeviceToDevice, stream);
-  if (src_device != dst_device) driver().synchronize_stream(stream);
+  // Across devices only dense bytes move: densify on the source device, memcpy, then lay out on
+  // the destination device. The source's producing work lives on its own device's stream.
+  const at::Tensor dense_src = src.expand(dst.sizes()).contiguous();
+  driver().synchronize_stream(current_native_stream(src_device));
+  const bool direct = dst.is_contiguous() && dst.scalar_type() == src.scalar_type();
+  const at::Tensor landing = direct ? dst : at::empty(dst.sizes(), dst.options().dtype(src.scalar_type()));
+  memcpy_bytes(dense_src, landing, CopyKind::DeviceToDevice, dst_device);
+  if (!direct) copy_on_device(landing, dst);
 }
 
 void copy_device_to_host(const at::Tensor& src, const at::Tensor& dst) {
   if (plain_bytes_copy(src, dst)) {
-    auto stream = current_native_stream(src.device().index());
-    driver().memcpy_async(dst.data_ptr(), src.data_ptr(), dst.nbytes(), CopyKind::DeviceToHost, stream);
-    driver().synchronize_stream(stream);  // the host reads dst next
+    memcpy_bytes(src, dst, CopyKind::DeviceToHost, src.device().index());
     return;
   }
-  dst.copy_(stage_to_cpu(src));
+  // Lay the data out densely in dst's dtype on the device, then move bytes.
+  at::Tensor dense = at::empty(dst.sizes(), src.options().dtype(dst.scalar_type()));
+  copy_on_device(src, dense);
+  if (dst.is_contiguous()) {
+    memcpy_bytes(dense, dst, CopyKind::DeviceToHost, src.device().index());
+  } else {
+    at::Tensor landing = at::empty(dst.sizes(), dst.options().memory_format(at::MemoryFormat::Contiguous));
+    memcpy_bytes(dense, landing, CopyKind::DeviceToHost, src.device().index());
+    dst.copy_(landing);
+  }
+}
+
+void copy_host_to_device(const at::Tensor& src, const at::Tensor& dst) {
+  const at::Tensor host = src.resolve_conj().resolve_neg();
+  if (plain_bytes_copy(host, dst)) {
+    memcpy_bytes(host, dst, CopyKind::HostToDevice, dst.device().index());
+    return;
+  }
+  // Move src's bytes densely (in its own dtype), then broadcast, cast and lay out on the device.
+  const at::Tensor dense_host = host.contiguous();
+  at::Tensor landing = at::empty(dense_host.sizes(), dst.options().dtype(dense_host.scalar_type()));
+  memcpy_bytes(dense_host, landing, CopyKind::HostToDevice, dst.device().index());
+  copy_on_device(landing, dst);
+  // The pageable host buffer must outlive the asynchronous copy.
+  driver().synchronize_stream(current_native_stream(dst.device().index()));
 }
 
 }  // namespace
@@ -59,7 +110,7 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool /*non_b
   } else if (on_foo(self)) {
     copy_device_to_host(self, dst);
   } else {
-    write_from_cpu(dst, self.resolve_conj().resolve_neg());
+    copy_host_to_device(self, dst);
   }
   return dst;
 }
@@ -73,5 +124,33 @@ at::Scalar local_scalar_dense(const at::Tensor& self) {
   TORCH_CHECK(self.numel() == 1, "_local_scalar_dense: expected a tensor with one element, got ", self.numel());
   return stage_to_cpu(self).item();
 }
+
+at::Tensor& fill_scalar(at::Tensor& self, const at::Scalar& value) {
+  if (self.numel() == 0) return self;
+  // A fill is a copy from a host scalar: the value travels to the kernel by value.
+  const at::Tensor host_value = at::scalar_tensor(value, at::TensorOptions().dtype(self.scalar_type()));
+  auto iter = at::TensorIteratorConfig()
+                  .add_output(self)
+                  .add_const_input(host_value)
+                  .resize_outputs(false)
+                  .allow_cpu_scalars(true)
+                  .build();
+  const auto dtype = kernel_dtype(self.scalar_type());
+  run_elementwise(iter, [&](foo::kernels::Stream s, const foo::kernels::ElementwiseGeometry& g) {
+    FOO_CALL_KERNEL(copy_cast, s, dtype, dtype, g);
+  });
+  return self;
+}
+
+at::Tensor& fill_tensor(at::Tensor& self, const at::Tensor& value) {
+  TORCH_CHECK(value.dim() == 0, "fill_ only supports 0-dimension value tensor but got tensor with ", value.dim(),
+              " dimensions.");
+  if (value.device().is_cpu()) return foo::native::fill_scalar(self, value.item());
+  if (self.numel() == 0) return self;
+  copy_on_device(value, self);
+  return self;
+}
+
+at::Tensor& zero_(at::Tensor& self) { return foo::native::fill_scalar(self, 0); }
 
 }  // namespace foo::native

@@ -40,23 +40,4 @@ at::Tensor stage_to_cpu(const at::Tensor& src) {
                                       src.strides());
 }
 
-void write_from_cpu(const at::Tensor& dst, const at::Tensor& cpu_src) {
-  if (dst.numel() == 0) return;
-  auto stream = foo::runtime::current_native_stream(dst.device().index());
-  if (dst.is_contiguous()) {
-    auto packed = cpu_src.expand(dst.sizes()).to(dst.scalar_type()).contiguous();
-    // The driver consumes pageable host memory before returning, so `packed` may die after.
-    driver().memcpy_async(dst.data_ptr(), packed.data_ptr(), dst.nbytes(), CopyKind::HostToDevice, stream);
-    return;
-  }
-  // Strided destination: read its span (gaps included), update it on the host, write it back.
-  auto staged = stage_to_cpu(dst);
-  staged.copy_(cpu_src);
-  const auto [first, last] = storage_span(dst);
-  const auto itemsize = static_cast<int64_t>(dst.element_size());
-  driver().memcpy_async(storage_bytes(dst) + first * itemsize,
-                        static_cast<char*>(staged.storage().mutable_data()), (last - first) * itemsize,
-                        CopyKind::HostToDevice, stream);
-}
-
 }  // namespace foo::native

@@ -1,5 +1,5 @@
 #pragma once
-// Moving tensor bytes between the host and the foo device, for copies and scalar reads.
+// Reading a foo tensor's bytes on the host, for scalar reads.
 #include <ATen/core/Tensor.h>
 
 namespace foo::native {
@@ -7,8 +7,5 @@ namespace foo::native {
 // A CPU tensor with `src`'s sizes, strides and dtype whose bytes were copied from the device
 // (the whole storage span `src` touches, so strides are kept). Waits for the producing work.
 at::Tensor stage_to_cpu(const at::Tensor& src);
-
-// Writes a CPU tensor (any dtype, any strides, broadcastable to dst) into the foo tensor `dst`.
-void write_from_cpu(const at::Tensor& dst, const at::Tensor& cpu_src);
 
 }  // namespace foo::native
