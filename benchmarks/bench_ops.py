@@ -1,0 +1,104 @@
+"""Throughput of foo kernels against a torch baseline, measured side by side in one run.
+
+    python benchmarks/bench_ops.py                    # sim driver vs torch on the CPU
+    TORCH_FOO_DRIVER=cuda python benchmarks/bench_ops.py --baseline cuda   # on a GPU machine
+
+Prints a markdown table: per op, the time per call on foo and on the baseline, the achieved
+bandwidth (elementwise, reductions, softmax) or TFLOP/s (matmul), and foo's speed relative to the
+baseline (>1 means foo is faster). Times are medians of several repeats after a warm-up.
+"""
+import argparse
+import statistics
+import time
+
+import torch
+
+import torch_foo
+
+
+def synchronize(device: str) -> None:
+    if device.startswith("foo"):
+        torch.foo.synchronize()
+    elif device.startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def time_call(fn, device: str, min_seconds: float, repeats: int = 5) -> float:
+    """Median seconds per call of fn on device, each repeat running at least min_seconds / repeats."""
+    fn()
+    synchronize(device)
+    calls = 1
+    while True:  # find a call count that fills one repeat
+        start = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        synchronize(device)
+        elapsed = time.perf_counter() - start
+        if elapsed >= min_seconds / repeats or calls >= 1 << 16:
+            break
+        calls *= 2
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        synchronize(device)
+        samples.append((time.perf_counter() - start) / calls)
+    return statistics.median(samples)
+
+
+def cases(scale: int, dtype: torch.dtype):
+    """(name, make_inputs(device), fn, bytes moved, flops) per benchmark."""
+    n = scale
+    rows, cols = max(n // 1024, 1), 1024
+    m = int(round((scale / 4) ** (1 / 2))) // 16 * 16 or 16  # matmul side: ~scale/4 elements per operand
+    esize = torch.empty((), dtype=dtype).element_size()
+    yield ("add", lambda d: (torch.randn(n, device=d).to(dtype), torch.randn(n, device=d).to(dtype)),
+           lambda a, b: torch.add(a, b), 3 * n * esize, 0)
+    yield ("exp", lambda d: (torch.randn(n, device=d).to(dtype),), lambda a: torch.exp(a), 2 * n * esize, 0)
+    yield ("sum", lambda d: (torch.randn(n, device=d).to(dtype),), lambda a: torch.sum(a), n * esize, 0)
+    yield ("softmax", lambda d: (torch.randn(rows, cols, device=d).to(dtype),),
+           lambda a: torch.softmax(a, dim=-1), 2 * rows * cols * esize, 0)
+    yield (f"mm {m}x{m}x{m}", lambda d: (torch.randn(m, m, device=d).to(dtype), torch.randn(m, m, device=d).to(dtype)),
+           lambda a, b: torch.mm(a, b), 3 * m * m * esize, 2 * m * m * m)
+
+
+def overhead(device: str, min_seconds: float) -> float:
+    """Seconds per call of a 1-element add: dispatch, launch and queueing, no real work."""
+    x = torch.ones(1, device=device)
+    return time_call(lambda: torch.add(x, x), device, min_seconds)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--baseline", default="cpu", help="torch device to compare with (cpu or cuda)")
+    parser.add_argument("--scale", type=int, default=1 << 20, help="elements per operand")
+    parser.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16", "float64"])
+    parser.add_argument("--seconds", type=float, default=1.0, help="time budget per measurement")
+    args = parser.parse_args()
+    dtype = getattr(torch, args.dtype)
+    torch_foo.set_fallback_policy("error")  # a benchmark of a fallback would measure the CPU
+
+    print(f"foo driver: {torch_foo.driver()}, baseline: {args.baseline}, dtype: {args.dtype}, "
+          f"elements: {args.scale}, torch {torch.__version__}, threads: {torch.get_num_threads()}")
+    print()
+    print("| op | foo µs/call | baseline µs/call | foo GB/s | foo TFLOP/s | foo / baseline speed |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name, make, fn, nbytes, flops in cases(args.scale, dtype):
+        torch.manual_seed(0)
+        foo_inputs, base_inputs = make("foo"), make(args.baseline)
+        try:
+            t_foo = time_call(lambda: fn(*foo_inputs), "foo", args.seconds)
+        except NotImplementedError as error:  # not native: nothing of foo's to measure
+            print(f"| {name} | not native: {str(error).splitlines()[0][:60]} | | | | |")
+            continue
+        t_base = time_call(lambda: fn(*base_inputs), args.baseline, args.seconds)
+        tflops = f"{flops / t_foo / 1e12:.3f}" if flops else ""
+        print(f"| {name} | {t_foo * 1e6:.1f} | {t_base * 1e6:.1f} | {nbytes / t_foo / 1e9:.2f} | {tflops} | "
+              f"{t_base / t_foo:.3f} |")
+    t_foo, t_base = overhead("foo", args.seconds), overhead(args.baseline, args.seconds)
+    print(f"| per-op overhead (1-element add) | {t_foo * 1e6:.1f} | {t_base * 1e6:.1f} | | | {t_base / t_foo:.3f} |")
+
+
+if __name__ == "__main__":
+    main()
