@@ -138,7 +138,15 @@ __global__ void shuffle_variants(int* out, Pair16* pairs) {
   }
   o[7] = s;
   Pair16 p{static_cast<int8_t>(lane), static_cast<int8_t>(-lane)};
-  pairs[threadIdx.x] = __shfl_sync(0xffffffffu, p, 31 - lane);
+#if defined(__CUDACC__)  // CUDA shuffles only its own overload set of types
+  unsigned short bits;
+  memcpy(&bits, &p, 2);
+  bits = static_cast<unsigned short>(__shfl_sync(0xffffffffu, static_cast<int>(bits), 31 - lane));
+  memcpy(&p, &bits, 2);
+#else  // the emulator moves any trivially copyable value of up to 8 bytes
+  p = __shfl_sync(0xffffffffu, p, 31 - lane);
+#endif
+  pairs[threadIdx.x] = p;
 }
 
 __global__ void votes(unsigned* out) {
