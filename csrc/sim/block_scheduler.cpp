@@ -6,11 +6,6 @@
 
 #include "runtime/driver/launch_limits.h"
 
-thread_local uint3 threadIdx{0, 0, 0};
-thread_local uint3 blockIdx{0, 0, 0};
-thread_local dim3 blockDim{1, 1, 1};
-thread_local dim3 gridDim{1, 1, 1};
-
 namespace foo::sim {
 namespace {
 // The scheduler running a block on this host thread, null between blocks.
