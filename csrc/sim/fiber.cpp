@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -202,6 +203,10 @@ void fiber_switch(FiberContext* from, FiberContext* to, const FiberStack* to_sta
 
 namespace {
 constexpr size_t kColorBytes = 4096;  // room to stagger stack tops by up to 63 cache lines
+// Each guard page splits a mapping, and a process may hold only vm.max_map_count (default
+// 65530) mappings before every mmap fails, malloc's included. Many host threads running
+// 1024-thread blocks would get there, so guards stop after this many, process-wide.
+std::atomic<long> g_guard_budget{16384};
 size_t page_size() {
   static const size_t p = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   return p;
@@ -210,6 +215,7 @@ size_t page_size() {
 
 StackPool::~StackPool() {
   for (const Region& r : regions_) munmap(r.base, r.bytes);
+  g_guard_budget.fetch_add(guards_, std::memory_order_relaxed);
 }
 
 void StackPool::reserve(size_t count) {
@@ -228,8 +234,11 @@ void StackPool::reserve(size_t count) {
   regions_.push_back({base, bytes});
   for (size_t i = 0; i < n; ++i) {
     char* lo = static_cast<char*>(base) + i * slot;
-    // Best effort: past vm.max_map_count the guard is skipped rather than the launch failed.
-    (void)mprotect(lo, page, PROT_NONE);
+    if (g_guard_budget.fetch_sub(1, std::memory_order_relaxed) > 0) {
+      if (mprotect(lo, page, PROT_NONE) == 0) ++guards_;
+    } else {
+      g_guard_budget.fetch_add(1, std::memory_order_relaxed);
+    }
     const size_t index = stacks_.size();
     stacks_.push_back(lo + slot - (index % 64) * 64);
     info_.push_back(FiberStack{lo + page, slot - page, nullptr});

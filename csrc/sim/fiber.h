@@ -69,7 +69,8 @@ inline void fiber_started() {}
 
 // Stacks for the fibers of one host thread, reused by every block that host thread runs, so a
 // launch allocates nothing per emulated thread. Grows to the largest block seen; each stack has
-// a PROT_NONE guard page below it so an overflow faults instead of corrupting its neighbour.
+// a PROT_NONE guard page below it so an overflow faults instead of corrupting its neighbour
+// (the first 16384 stacks of the process: mappings are a limited resource).
 class StackPool {
  public:
   StackPool() = default;
@@ -89,6 +90,7 @@ class StackPool {
   std::vector<Region> regions_;
   std::vector<void*> stacks_;
   std::vector<FiberStack> info_;
+  long guards_ = 0;
 };
 
 }  // namespace foo::sim
