@@ -32,7 +32,7 @@
 #include <sanitizer/tsan_interface.h>
 #endif
 
-#if defined(__x86_64__)
+#if defined(FOO_SIM_FIBER_ASM)
 // foo_sim_fiber_switch(void** save_sp /*rdi*/, void* resume_sp /*rsi*/): pushes the System V
 // callee-saved registers, stores rsp, loads the other fiber's rsp, pops its registers and returns
 // into it. The caller-saved registers need no saving: the C++ caller already assumes the call
@@ -85,7 +85,7 @@ extern "C" void foo_sim_fiber_start();
 
 namespace foo::sim {
 
-#if defined(__x86_64__)
+#if defined(FOO_SIM_FIBER_ASM)
 namespace {
 void prepare_stack(FiberStack* stack);
 }
@@ -190,7 +190,7 @@ void fiber_switch(FiberContext* from, FiberContext* to, const FiberStack* to_sta
   if (!t_host_tsan_fiber) t_host_tsan_fiber = __tsan_get_current_fiber();
   __tsan_switch_to_fiber(to_stack ? to_stack->tsan_fiber : t_host_tsan_fiber, 0);
 #endif
-#if defined(__x86_64__)
+#if defined(FOO_SIM_FIBER_ASM)
   foo_sim_fiber_switch(&from->sp, to->sp);
 #else
   swapcontext(&from->uc, &to->uc);

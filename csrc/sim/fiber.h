@@ -9,7 +9,10 @@
 #include <cstddef>
 #include <vector>
 
-#if !defined(__x86_64__)
+// FOO_SIM_FIBER_UCONTEXT forces the portable path (to test it on x86-64).
+#if defined(__x86_64__) && !defined(FOO_SIM_FIBER_UCONTEXT)
+#define FOO_SIM_FIBER_ASM 1
+#else
 #include <ucontext.h>
 #endif
 
@@ -28,7 +31,7 @@ namespace foo::sim {
 constexpr size_t kFiberStackBytes = 64 * 1024;
 
 struct FiberContext {
-#if defined(__x86_64__)
+#if defined(FOO_SIM_FIBER_ASM)
   void* sp = nullptr;  // everything else lives on the suspended fiber's own stack
 #else
   ucontext_t uc;
@@ -47,7 +50,7 @@ struct FiberStack {
 // fiber_started() first and never return: a finished fiber switches away for good.
 void fiber_prepare(FiberContext* ctx, FiberStack* stack, void* stack_top, void (*entry)(void*), void* arg);
 
-#if defined(__x86_64__)
+#if defined(FOO_SIM_FIBER_ASM)
 extern "C" void foo_sim_fiber_switch(void** save_sp, void* resume_sp);
 #endif
 
@@ -57,7 +60,7 @@ extern "C" void foo_sim_fiber_switch(void** save_sp, void* resume_sp);
 // fiber is never resumed.
 void fiber_switch(FiberContext* from, FiberContext* to, const FiberStack* to_stack, bool from_dies = false);
 void fiber_started();
-#elif defined(__x86_64__)
+#elif defined(FOO_SIM_FIBER_ASM)
 inline void fiber_switch(FiberContext* from, FiberContext* to, const FiberStack*, bool = false) {
   foo_sim_fiber_switch(&from->sp, to->sp);
 }
