@@ -6,11 +6,6 @@
 
 #include "runtime/driver/launch_limits.h"
 
-thread_local uint3 threadIdx{0, 0, 0};
-thread_local uint3 blockIdx{0, 0, 0};
-thread_local dim3 blockDim{1, 1, 1};
-thread_local dim3 gridDim{1, 1, 1};
-
 namespace foo::sim {
 namespace {
 // The scheduler running a block on this host thread, null between blocks.
@@ -115,15 +110,19 @@ void BlockScheduler::run_cooperative() {
   current_ = 0;
   error_ = nullptr;
   threads_[0].state = kRunnable;
+  threads_[0].stack = 0;
   *thread_idx_ = threads_[0].tid;
-  fiber_prepare(&threads_[0].ctx, stacks_.top(0), kFiberStackBytes, &BlockScheduler::fiber_entry, this);
-  fiber_switch(&host_ctx_, &threads_[0].ctx);
+  fiber_prepare(&threads_[0].ctx, stacks_.stack(0), stacks_.top(0), &BlockScheduler::fiber_entry, this);
+  fiber_switch(&host_ctx_, &threads_[0].ctx, stacks_.stack(0));
   // Back on the host stack: every thread exited, or the block failed (then the other fibers are
   // abandoned mid-kernel, their destructors never run; the stacks are reused by the next block).
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 
-void BlockScheduler::fiber_entry(void* self) { static_cast<BlockScheduler*>(self)->fiber_main(); }
+void BlockScheduler::fiber_entry(void* self) {
+  fiber_started();
+  static_cast<BlockScheduler*>(self)->fiber_main();
+}
 
 void BlockScheduler::fiber_main() {
   const unsigned stack = starting_stack_;
@@ -153,17 +152,18 @@ void BlockScheduler::fiber_main() {
     *thread_idx_ = threads_[next].tid;
     if (threads_[next].state == kNotStarted) {  // run it right here, on this fiber
       threads_[next].state = kRunnable;
+      threads_[next].stack = stack;
       continue;
     }
     // A suspended thread owns its own fiber: this one is done, its stack free for the next.
     free_stacks_.push_back(static_cast<uint16_t>(stack));
-    fiber_switch(&dead_ctx_, &threads_[next].ctx);
+    fiber_switch(&dead_ctx_, &threads_[next].ctx, stacks_.stack(threads_[next].stack), true);
     __builtin_trap();  // a finished fiber is never resumed
   }
 }
 
 void BlockScheduler::leave_block() {
-  fiber_switch(&dead_ctx_, &host_ctx_);
+  fiber_switch(&dead_ctx_, &host_ctx_, nullptr, true);
   __builtin_trap();
 }
 
@@ -191,11 +191,12 @@ void BlockScheduler::wait_here(State state, const char* what) {
       starting_stack_ = free_stacks_.back();
       free_stacks_.pop_back();
     }
-    fiber_prepare(&t.ctx, stacks_.top(starting_stack_), kFiberStackBytes, &BlockScheduler::fiber_entry, this);
+    t.stack = starting_stack_;
+    fiber_prepare(&t.ctx, stacks_.stack(t.stack), stacks_.top(t.stack), &BlockScheduler::fiber_entry, this);
   }
   current_ = next;
   *thread_idx_ = t.tid;
-  fiber_switch(&threads_[me].ctx, &t.ctx);
+  fiber_switch(&threads_[me].ctx, &t.ctx, stacks_.stack(t.stack));
   // Resumed: whoever switched back here has set current_ and threadIdx to this thread.
 }
 

@@ -77,6 +77,7 @@ class BlockScheduler {
   enum State : uint8_t { kNotStarted, kRunnable, kAtBarrier, kAtWarp, kConverging, kExited };
   struct EmuThread {
     FiberContext ctx;        // valid while suspended
+    unsigned stack;          // the stack its fiber runs on, once started
     uint3 tid;
     State state;
     const char* waiting_in;  // the collective's name, for deadlock reports

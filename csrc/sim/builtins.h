@@ -12,9 +12,15 @@ struct dim3 {
   constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
 };
 
-extern thread_local uint3 threadIdx;
-extern thread_local uint3 blockIdx;
-extern thread_local dim3 blockDim;
-extern thread_local dim3 gridDim;
+// Defined here, constant-initialised and hidden, so that a kernel reads them without a
+// thread_local init-wrapper call and with one __tls_get_addr for all four (local-dynamic TLS)
+// instead of one per variable: that is most of an elementwise kernel's cost per thread. Hidden
+// means per shared object: kernels must be linked into the same one as csrc/sim (libtorch_foo).
+#define FOO_SIM_BUILTIN __attribute__((visibility("hidden")))
+inline thread_local uint3 threadIdx FOO_SIM_BUILTIN{0, 0, 0};
+inline thread_local uint3 blockIdx FOO_SIM_BUILTIN{0, 0, 0};
+inline thread_local dim3 blockDim FOO_SIM_BUILTIN{1, 1, 1};
+inline thread_local dim3 gridDim FOO_SIM_BUILTIN{1, 1, 1};
+#undef FOO_SIM_BUILTIN
 
 constexpr int warpSize = 32;

@@ -3,13 +3,36 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 
-#if defined(__x86_64__)
+#if defined(__SANITIZE_ADDRESS__)
+#define FOO_SIM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FOO_SIM_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define FOO_SIM_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define FOO_SIM_TSAN 1
+#endif
+#endif
+#if defined(FOO_SIM_ASAN)
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+#if defined(FOO_SIM_TSAN)
+#include <sanitizer/tsan_interface.h>
+#endif
+
+#if defined(FOO_SIM_FIBER_ASM)
 // foo_sim_fiber_switch(void** save_sp /*rdi*/, void* resume_sp /*rsi*/): pushes the System V
 // callee-saved registers, stores rsp, loads the other fiber's rsp, pops its registers and returns
 // into it. The caller-saved registers need no saving: the C++ caller already assumes the call
@@ -62,8 +85,13 @@ extern "C" void foo_sim_fiber_start();
 
 namespace foo::sim {
 
-#if defined(__x86_64__)
-void fiber_prepare(FiberContext* ctx, void* stack_top, size_t, void (*entry)(void*), void* arg) {
+#if defined(FOO_SIM_FIBER_ASM)
+namespace {
+void prepare_stack(FiberStack* stack);
+}
+
+void fiber_prepare(FiberContext* ctx, FiberStack* stack, void* stack_top, void (*entry)(void*), void* arg) {
+  prepare_stack(stack);
   // Frame popped by foo_sim_fiber_switch, lowest address first: r15 r14 r13 r12 rbx rbp, then
   // the return address. After `ret` rsp is stack_top - 16, 16-byte aligned as the ABI wants
   // before foo_sim_fiber_start's call.
@@ -90,21 +118,95 @@ void ucontext_trampoline(unsigned entry_hi, unsigned entry_lo, unsigned arg_hi, 
 }
 }  // namespace
 
-void fiber_prepare(FiberContext* ctx, void* stack_top, size_t stack_bytes, void (*entry)(void*), void* arg) {
+namespace {
+void prepare_stack(FiberStack* stack);
+}
+
+void fiber_prepare(FiberContext* ctx, FiberStack* stack, void* stack_top, void (*entry)(void*), void* arg) {
+  prepare_stack(stack);
   getcontext(&ctx->uc);
-  ctx->uc.uc_stack.ss_sp = static_cast<char*>(stack_top) - stack_bytes;
-  ctx->uc.uc_stack.ss_size = stack_bytes;
+  ctx->uc.uc_stack.ss_sp = static_cast<char*>(stack_top) - kFiberStackBytes;
+  ctx->uc.uc_stack.ss_size = kFiberStackBytes;
   ctx->uc.uc_link = nullptr;
   const uint64_t e = reinterpret_cast<uintptr_t>(entry), a = reinterpret_cast<uintptr_t>(arg);
   makecontext(&ctx->uc, reinterpret_cast<void (*)()>(&ucontext_trampoline), 4, unsigned(e >> 32), unsigned(e),
               unsigned(a >> 32), unsigned(a));
 }
 
-void fiber_switch(FiberContext* from, FiberContext* to) { swapcontext(&from->uc, &to->uc); }
+#if !defined(FOO_SIM_FIBER_SANITIZER)
+void fiber_switch(FiberContext* from, FiberContext* to, const FiberStack*, bool) { swapcontext(&from->uc, &to->uc); }
+#endif
+#endif
+
+namespace {
+#if defined(FOO_SIM_FIBER_SANITIZER)
+#if defined(FOO_SIM_ASAN)
+// The host thread's own stack, learned when it first switches to a fiber.
+thread_local const void* t_host_lo = nullptr;
+thread_local size_t t_host_size = 0;
+#endif
+#if defined(FOO_SIM_TSAN)
+thread_local void* t_host_tsan_fiber = nullptr;
+#endif
+
+// A stack may be reused after its last fiber was abandoned mid-kernel: forget its old frames.
+void prepare_stack(FiberStack* stack) {
+#if defined(FOO_SIM_ASAN)
+  __asan_unpoison_memory_region(stack->lo, stack->size);
+#endif
+#if defined(FOO_SIM_TSAN)
+  if (stack->tsan_fiber) __tsan_destroy_fiber(stack->tsan_fiber);
+  stack->tsan_fiber = __tsan_create_fiber(0);
+#endif
+}
+#else
+void prepare_stack(FiberStack*) {}
+#endif
+}  // namespace
+
+#if defined(FOO_SIM_FIBER_SANITIZER)
+void fiber_started() {
+#if defined(FOO_SIM_ASAN)
+  const void* lo;
+  size_t size;
+  __sanitizer_finish_switch_fiber(nullptr, &lo, &size);
+  // A host thread's first switch is always from its own stack into a new fiber.
+  if (!t_host_lo) {
+    t_host_lo = lo;
+    t_host_size = size;
+  }
+#endif
+}
+
+void fiber_switch(FiberContext* from, FiberContext* to, const FiberStack* to_stack, bool from_dies) {
+#if defined(FOO_SIM_ASAN)
+  void* fake_stack = nullptr;
+  __sanitizer_start_switch_fiber(from_dies ? nullptr : &fake_stack, to_stack ? to_stack->lo : t_host_lo,
+                                 to_stack ? to_stack->size : t_host_size);
+#else
+  (void)from_dies;
+#endif
+#if defined(FOO_SIM_TSAN)
+  if (!t_host_tsan_fiber) t_host_tsan_fiber = __tsan_get_current_fiber();
+  __tsan_switch_to_fiber(to_stack ? to_stack->tsan_fiber : t_host_tsan_fiber, 0);
+#endif
+#if defined(FOO_SIM_FIBER_ASM)
+  foo_sim_fiber_switch(&from->sp, to->sp);
+#else
+  swapcontext(&from->uc, &to->uc);
+#endif
+#if defined(FOO_SIM_ASAN)
+  __sanitizer_finish_switch_fiber(fake_stack, nullptr, nullptr);
+#endif
+}
 #endif
 
 namespace {
 constexpr size_t kColorBytes = 4096;  // room to stagger stack tops by up to 63 cache lines
+// Each guard page splits a mapping, and a process may hold only vm.max_map_count (default
+// 65530) mappings before every mmap fails, malloc's included. Many host threads running
+// 1024-thread blocks would get there, so guards stop after this many, process-wide.
+std::atomic<long> g_guard_budget{16384};
 size_t page_size() {
   static const size_t p = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   return p;
@@ -113,6 +215,7 @@ size_t page_size() {
 
 StackPool::~StackPool() {
   for (const Region& r : regions_) munmap(r.base, r.bytes);
+  g_guard_budget.fetch_add(guards_, std::memory_order_relaxed);
 }
 
 void StackPool::reserve(size_t count) {
@@ -131,10 +234,14 @@ void StackPool::reserve(size_t count) {
   regions_.push_back({base, bytes});
   for (size_t i = 0; i < n; ++i) {
     char* lo = static_cast<char*>(base) + i * slot;
-    // Best effort: past vm.max_map_count the guard is skipped rather than the launch failed.
-    (void)mprotect(lo, page, PROT_NONE);
+    if (g_guard_budget.fetch_sub(1, std::memory_order_relaxed) > 0) {
+      if (mprotect(lo, page, PROT_NONE) == 0) ++guards_;
+    } else {
+      g_guard_budget.fetch_add(1, std::memory_order_relaxed);
+    }
     const size_t index = stacks_.size();
     stacks_.push_back(lo + slot - (index % 64) * 64);
+    info_.push_back(FiberStack{lo + page, slot - page, nullptr});
   }
 }
 

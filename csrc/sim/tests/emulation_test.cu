@@ -263,7 +263,7 @@ __global__ void template_shared(int* out) {
   __shared__ int s[N];
   s[threadIdx.x] = N * 1000 + static_cast<int>(threadIdx.x);
   __syncthreads();
-  out[threadIdx.x] = s[N - 1 - threadIdx.x];
+  out[blockIdx.x * N + threadIdx.x] = s[N - 1 - threadIdx.x];
 }
 
 __global__ void multi_dim(int* out) {
@@ -341,7 +341,7 @@ __global__ void shuffle_loop(int iterations, int* out) {
 #if !defined(__CUDACC__)
 __global__ void divergent_barrier(int* out) {
   if (threadIdx.x < 32) __syncthreads();
-  out[threadIdx.x] = 1;
+  out[blockIdx.x * blockDim.x + threadIdx.x] = 1;
 }
 __global__ void divergent_shuffle(int* out) {
   int v = threadIdx.x;
@@ -365,7 +365,7 @@ __global__ void divergent_activemask(unsigned* out) {
 }
 __global__ void mask_without_self(int* out) { out[threadIdx.x] = __ballot_sync(0x1u, 1); }
 __global__ void syncs_but_independent(int* out) {
-  out[threadIdx.x] = 1;
+  out[blockIdx.x * blockDim.x + threadIdx.x] = 1;
   __syncthreads();
 }
 __global__ void shuffles_but_independent(int* out) { out[threadIdx.x] = __shfl_sync(0xffffffffu, 1, 0); }
@@ -576,14 +576,14 @@ static void test_dynamic_shared() {
 }
 
 static void test_template_shared() {
-  Buffer<int> a(64), b(128);
+  Buffer<int> a(2 * 64), b(2 * 128);
   launch("emu::template_shared<64>", template_shared<64>, dim3(2), dim3(64), 0, stream(), a.ptr);
   launch("emu::template_shared<128>", template_shared<128>, dim3(2), dim3(128), 0, stream(), b.ptr);
   const auto ra = a.read();
   const auto rb = b.read();
   bool ok = true;
-  for (int t = 0; t < 64; ++t) ok = ok && ra[t] == 64000 + 63 - t;
-  for (int t = 0; t < 128; ++t) ok = ok && rb[t] == 128000 + 127 - t;
+  for (int t = 0; t < 2 * 64; ++t) ok = ok && ra[t] == 64000 + 63 - t % 64;
+  for (int t = 0; t < 2 * 128; ++t) ok = ok && rb[t] == 128000 + 127 - t % 128;
   CHECK(ok);
 }
 
