@@ -78,7 +78,7 @@ __global__ void nll_forward_reduce(const T* input, const Tgt* target, const T* w
   __shared__ Acc scratch[kWarp];
   __shared__ int64_t count_scratch[kWarp];
 #endif
-  Acc loss = 0, weight_sum = 0;
+  CompensatedSum<Acc> loss_part, weight_part;
   int64_t count = 0;
   const int64_t samples = n * spatial;
   for (int64_t k = threadIdx.x; k < samples; k += blockDim.x) {
@@ -89,10 +89,11 @@ __global__ void nll_forward_reduce(const T* input, const Tgt* target, const T* w
       continue;
     }
     const Acc w = weight ? static_cast<Acc>(weight[t]) : Acc(1);
-    loss -= static_cast<Acc>(input[((k / spatial) * classes + t) * spatial + k % spatial]) * w;
-    weight_sum += w;
+    loss_part.add(-static_cast<Acc>(input[((k / spatial) * classes + t) * spatial + k % spatial]) * w);
+    weight_part.add(w);
     ++count;
   }
+  Acc loss = loss_part.sum, weight_sum = weight_part.sum;
 #if !FOO_SOFTMAX_BARRIER_FREE
   loss = block_reduce(loss, SumOp(), Acc(0), scratch);
   weight_sum = block_reduce(weight_sum, SumOp(), Acc(0), scratch);

@@ -69,9 +69,9 @@ __device__ __forceinline__ void softmax_row(const In* x, Out* y, int64_t dim, in
   Acc m = -INFINITY;
   for (int64_t j = first; j < dim; j += step) m = MaxOp()(m, load(x + j * stride));
   m = g.reduce(m, MaxOp(), Acc(-INFINITY));
-  Acc s = 0;
-  for (int64_t j = first; j < dim; j += step) s += exp_acc(load(x + j * stride) - m);
-  s = g.reduce(s, SumOp(), Acc(0));
+  CompensatedSum<Acc> partial;
+  for (int64_t j = first; j < dim; j += step) partial.add(exp_acc(load(x + j * stride) - m));
+  const Acc s = g.reduce(partial.sum, SumOp(), Acc(0));
   if (kLog) {
     const Acc log_s = log_acc(s);
     for (int64_t j = first; j < dim; j += step) y[j * stride] = cast<Out>(load(x + j * stride) - m - log_s);
@@ -117,11 +117,11 @@ __device__ __forceinline__ void softmax_backward_row(const G* go, const G* y, GI
                                                      const Group& g) {
   using Acc = opmath_t<G>;
   const int64_t first = g.rank(), step = g.size();
-  Acc s = 0;
+  CompensatedSum<Acc> partial;
   for (int64_t j = first; j < dim; j += step) {
-    s += kLog ? load(go + j * stride) : load(go + j * stride) * load(y + j * stride);
+    partial.add(kLog ? load(go + j * stride) : load(go + j * stride) * load(y + j * stride));
   }
-  s = g.reduce(s, SumOp(), Acc(0));
+  const Acc s = g.reduce(partial.sum, SumOp(), Acc(0));
   for (int64_t j = first; j < dim; j += step) {
     const Acc gj = load(go + j * stride), yj = load(y + j * stride);
     gi[j * stride] = cast<GI>(kLog ? gj - exp_acc(yj) * s : yj * (gj - s));

@@ -30,6 +30,20 @@ struct MaxOp {
   __device__ __forceinline__ T operator()(T a, T b) const { return (a > b || a != a) ? a : b; }
 };
 
+// Compensated (Kahan) sum of one thread's share of a reduction: a thread may add thousands of
+// terms (softmax's thread-per-row layout, nll_loss's one-block sum). An infinite partial sum
+// drops the compensation, so infinities and NaNs come out as in a plain sum.
+template <typename Acc>
+struct CompensatedSum {
+  Acc sum = 0, carry = 0;
+  __device__ __forceinline__ void add(Acc v) {
+    const Acc y = v - carry;
+    const Acc t = sum + y;
+    carry = t - t == Acc(0) ? (t - sum) - y : Acc(0);
+    sum = t;
+  }
+};
+
 #if !FOO_SOFTMAX_BARRIER_FREE
 // Reduces v over the 32 lanes of a warp (butterfly: every lane gets the result). All 32 lanes
 // must call it.
