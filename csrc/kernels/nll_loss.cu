@@ -22,14 +22,7 @@ using ErrorSlot = unsigned long long;
 
 // Keeps the first bad target: [0] goes 0 -> 1 once, and that thread alone writes [1].
 __device__ __forceinline__ void report_bad_target(ErrorSlot* error, int64_t t) {
-#if FOO_SOFTMAX_BARRIER_FREE  // emulated threads run one after another
-  if (error[0] == 0ull) {
-    error[0] = 1ull;
-    error[1] = static_cast<ErrorSlot>(t);
-  }
-#else
   if (atomicCAS(error, 0ull, 1ull) == 0ull) error[1] = static_cast<ErrorSlot>(t);
-#endif
 }
 
 template <typename T>
@@ -42,7 +35,7 @@ __global__ void fill_kernel(T* p, int64_t n, T value) {
 
 template <typename T>
 void fill(Stream stream, const char* name, T* p, int64_t n, T value) {
-  if (n > 0) launch(name, fill_kernel<T>, capped_grid((n + kThreads - 1) / kThreads), dim3(kThreads), 0, stream, p, n, value);
+  if (n > 0) launch_independent(name, fill_kernel<T>, capped_grid((n + kThreads - 1) / kThreads), dim3(kThreads), stream, p, n, value);
 }
 
 template <typename T, typename Tgt>
@@ -74,10 +67,8 @@ __global__ void nll_forward_reduce(const T* input, const Tgt* target, const T* w
                                    ErrorSlot* error, int64_t n, int64_t classes, int64_t spatial, bool mean,
                                    int64_t ignore_index) {
   using Acc = opmath_t<T>;
-#if !FOO_SOFTMAX_BARRIER_FREE
   __shared__ Acc scratch[kWarp];
   __shared__ int64_t count_scratch[kWarp];
-#endif
   CompensatedSum<Acc> loss_part, weight_part;
   int64_t count = 0;
   const int64_t samples = n * spatial;
@@ -93,12 +84,9 @@ __global__ void nll_forward_reduce(const T* input, const Tgt* target, const T* w
     weight_part.add(w);
     ++count;
   }
-  Acc loss = loss_part.sum, weight_sum = weight_part.sum;
-#if !FOO_SOFTMAX_BARRIER_FREE
-  loss = block_reduce(loss, SumOp(), Acc(0), scratch);
-  weight_sum = block_reduce(weight_sum, SumOp(), Acc(0), scratch);
+  const Acc loss = block_reduce(loss_part.sum, SumOp(), Acc(0), scratch);
+  const Acc weight_sum = block_reduce(weight_part.sum, SumOp(), Acc(0), scratch);
   count = block_reduce(count, SumOp(), int64_t(0), count_scratch);
-#endif
   if (threadIdx.x == 0) {
     const T total = weight ? cast<T>(weight_sum) : cast<T>(count);
     *total_weight = total;
@@ -158,13 +146,12 @@ void nll_loss_forward(Stream stream, const void* input, const void* target, cons
       auto* tw = static_cast<T*>(total_weight);
       const int64_t samples = n * spatial;
       if (reduction == kNone) {
-        launch(name, nll_forward_none<T, Tgt>, capped_grid((samples + kThreads - 1) / kThreads), dim3(kThreads), 0,
-               stream, x, t, w, out, tw, err, n, classes, spatial, ignore_index);
+        launch_independent(name, nll_forward_none<T, Tgt>, capped_grid((samples + kThreads - 1) / kThreads),
+                           dim3(kThreads), stream, x, t, w, out, tw, err, n, classes, spatial, ignore_index);
       } else {
         // Whole warps, at most 1024 threads, about one thread per sample.
         int64_t threads = (samples + kWarp - 1) / kWarp * kWarp;
         threads = threads < kWarp ? kWarp : threads > 1024 ? 1024 : threads;
-        if (FOO_SOFTMAX_BARRIER_FREE) threads = 1;  // one thread sums everything
         launch(name, nll_forward_reduce<T, Tgt>, dim3(1), dim3(static_cast<unsigned>(threads)), 0, stream, x, t, w,
                out, tw, err, n, classes, spatial, reduction == kMean, ignore_index);
       }
@@ -186,8 +173,8 @@ void nll_loss_backward(Stream stream, const void* grad_output, const void* targe
       fill<T>(stream, name, gi, n * classes * spatial, cast<T>(0));
       const int64_t samples = n * spatial;
       if (samples == 0) return;
-      launch(name, nll_backward_scatter<T, Tgt>, capped_grid((samples + kThreads - 1) / kThreads), dim3(kThreads), 0,
-             stream, static_cast<const T*>(grad_output), static_cast<const Tgt*>(target),
+      launch_independent(name, nll_backward_scatter<T, Tgt>, capped_grid((samples + kThreads - 1) / kThreads),
+                         dim3(kThreads), stream, static_cast<const T*>(grad_output), static_cast<const Tgt*>(target),
              static_cast<const T*>(weight), static_cast<const T*>(total_weight), gi, err, n, classes, spatial,
              reduction, ignore_index);
     });

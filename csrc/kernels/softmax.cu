@@ -35,7 +35,6 @@ __device__ __forceinline__ opmath_t<T> load(const T* p) {
 }
 
 // Who works on one row, and how they combine partial results.
-#if !FOO_SOFTMAX_BARRIER_FREE
 struct WarpGroup {  // the 32 lanes of a warp
   __device__ __forceinline__ int64_t rank() const { return threadIdx.x % kWarp; }
   __device__ __forceinline__ int64_t size() const { return kWarp; }
@@ -51,7 +50,6 @@ struct BlockGroup {  // all threads of the block
   template <typename Op>
   __device__ __forceinline__ Acc reduce(Acc v, Op op, Acc identity) const { return block_reduce(v, op, identity, scratch); }
 };
-#endif
 
 struct ThreadGroup {  // one thread alone
   __device__ __forceinline__ int64_t rank() const { return 0; }
@@ -80,7 +78,6 @@ __device__ __forceinline__ void softmax_row(const In* x, Out* y, int64_t dim, in
   }
 }
 
-#if !FOO_SOFTMAX_BARRIER_FREE
 template <typename In, typename Out, bool kLog>
 __global__ void softmax_warp_rows(const In* in, Out* out, int64_t rows, int64_t dim) {
   const int64_t warps = blockDim.x / kWarp;
@@ -98,7 +95,6 @@ __global__ void softmax_block_rows(const In* in, Out* out, int64_t rows, int64_t
     softmax_row<In, Out, kLog>(in + row * dim, out + row * dim, dim, 1, BlockGroup<Acc>{scratch});
   }
 }
-#endif
 
 template <typename In, typename Out, bool kLog>
 __global__ void softmax_columns(const In* in, Out* out, int64_t outer, int64_t dim, int64_t inner) {
@@ -128,7 +124,6 @@ __device__ __forceinline__ void softmax_backward_row(const G* go, const G* y, GI
   }
 }
 
-#if !FOO_SOFTMAX_BARRIER_FREE
 template <typename G, typename GI, bool kLog>
 __global__ void softmax_backward_warp_rows(const G* go, const G* y, GI* gi, int64_t rows, int64_t dim) {
   const int64_t warps = blockDim.x / kWarp;
@@ -145,7 +140,6 @@ __global__ void softmax_backward_block_rows(const G* go, const G* y, GI* gi, int
     softmax_backward_row<G, GI, kLog>(go + row * dim, y + row * dim, gi + row * dim, dim, 1, BlockGroup<Acc>{scratch});
   }
 }
-#endif
 
 template <typename G, typename GI, bool kLog>
 __global__ void softmax_backward_columns(const G* go, const G* y, GI* gi, int64_t outer, int64_t dim, int64_t inner) {
@@ -160,18 +154,17 @@ __global__ void softmax_backward_columns(const G* go, const G* y, GI* gi, int64_
 // ---- launch -------------------------------------------------------------------------------
 
 // Threads of a block that reduces one long row.
-inline unsigned block_row_threads(int64_t dim) {
+unsigned block_row_threads(int64_t dim) {
   return dim >= 16384 ? 1024u : dim >= 4096 ? 512u : 256u;
 }
 
 template <typename In, typename Out, bool kLog>
 void launch_forward(Stream stream, const char* name, const In* in, Out* out, int64_t outer, int64_t dim, int64_t inner) {
-  if (inner > 1 || FOO_SOFTMAX_BARRIER_FREE) {
-    launch(name, softmax_columns<In, Out, kLog>, capped_grid((outer * inner + kColumnThreads - 1) / kColumnThreads),
-           dim3(kColumnThreads), 0, stream, in, out, outer, dim, inner);
-  }
-#if !FOO_SOFTMAX_BARRIER_FREE
-  else if (dim <= kWarpRowMax) {
+  if (inner > 1) {
+    launch_independent(name, softmax_columns<In, Out, kLog>,
+                       capped_grid((outer * inner + kColumnThreads - 1) / kColumnThreads), dim3(kColumnThreads), stream,
+                       in, out, outer, dim, inner);
+  } else if (dim <= kWarpRowMax) {
     const int64_t rows_per_block = kWarpRowsThreads / kWarp;
     launch(name, softmax_warp_rows<In, Out, kLog>, capped_grid((outer + rows_per_block - 1) / rows_per_block),
            dim3(kWarpRowsThreads), 0, stream, in, out, outer, dim);
@@ -179,19 +172,16 @@ void launch_forward(Stream stream, const char* name, const In* in, Out* out, int
     launch(name, softmax_block_rows<In, Out, kLog>, capped_grid(outer), dim3(block_row_threads(dim)), 0, stream, in,
            out, outer, dim);
   }
-#endif
 }
 
 template <typename G, typename GI, bool kLog>
 void launch_backward(Stream stream, const char* name, const G* go, const G* y, GI* gi, int64_t outer, int64_t dim,
                      int64_t inner) {
-  if (inner > 1 || FOO_SOFTMAX_BARRIER_FREE) {
-    launch(name, softmax_backward_columns<G, GI, kLog>,
-           capped_grid((outer * inner + kColumnThreads - 1) / kColumnThreads), dim3(kColumnThreads), 0, stream, go, y,
-           gi, outer, dim, inner);
-  }
-#if !FOO_SOFTMAX_BARRIER_FREE
-  else if (dim <= kWarpRowMax) {
+  if (inner > 1) {
+    launch_independent(name, softmax_backward_columns<G, GI, kLog>,
+                       capped_grid((outer * inner + kColumnThreads - 1) / kColumnThreads), dim3(kColumnThreads), stream,
+                       go, y, gi, outer, dim, inner);
+  } else if (dim <= kWarpRowMax) {
     const int64_t rows_per_block = kWarpRowsThreads / kWarp;
     launch(name, softmax_backward_warp_rows<G, GI, kLog>, capped_grid((outer + rows_per_block - 1) / rows_per_block),
            dim3(kWarpRowsThreads), 0, stream, go, y, gi, outer, dim);
@@ -199,7 +189,6 @@ void launch_backward(Stream stream, const char* name, const G* go, const G* y, G
     launch(name, softmax_backward_block_rows<G, GI, kLog>, capped_grid(outer), dim3(block_row_threads(dim)), 0,
            stream, go, y, gi, outer, dim);
   }
-#endif
 }
 
 [[noreturn]] void bad_dtype_pair(const char* op, DType a, DType b) {

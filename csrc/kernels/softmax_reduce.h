@@ -3,16 +3,6 @@
 // warp shuffles within a warp, shared memory and __syncthreads across the warps of a block.
 #include "kernels/kernel.h"
 
-// FOO_SOFTMAX_BARRIER_FREE: the sim emulation compiled against has no barriers, shared memory,
-// warp shuffles or atomics yet (the cooperative emulation, which defines FOO_DYNAMIC_SHARED, is
-// not merged). The kernels then take their thread-per-row / one-thread paths only, so host code
-// can be tested; the cuda target and the cooperative sim always build the real paths.
-#if defined(__CUDACC__) || defined(FOO_DYNAMIC_SHARED)
-#define FOO_SOFTMAX_BARRIER_FREE 0
-#else
-#define FOO_SOFTMAX_BARRIER_FREE 1
-#endif
-
 namespace foo::kernels::FOO_TARGET {
 namespace softmax_detail {
 
@@ -44,7 +34,6 @@ struct CompensatedSum {
   }
 };
 
-#if !FOO_SOFTMAX_BARRIER_FREE
 // Reduces v over the 32 lanes of a warp (butterfly: every lane gets the result). All 32 lanes
 // must call it.
 template <typename T, typename Op>
@@ -68,7 +57,6 @@ __device__ __forceinline__ T block_reduce(T v, Op op, T identity, T* scratch) {
   v = lane < warps ? scratch[lane] : identity;
   return warp_reduce(v, op);
 }
-#endif
 
 // Grid size for `blocks` blocks of a grid-stride kernel: at least 1, at most 65535.
 inline dim3 capped_grid(int64_t blocks) {
