@@ -284,6 +284,174 @@ at::Tensor & wrapper_div__Tensor_mode(at::Tensor & self, const at::Tensor & othe
   return self;
 }
 
+at::Tensor & wrapper__softmax_out(const at::Tensor & self, int64_t dim, bool half_to_float, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_softmax.out", "self", self, common_device_, false);
+  check_device("aten::_softmax.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::softmax_out(self, dim, half_to_float, out);
+}
+
+at::Tensor wrapper__softmax(const at::Tensor & self, int64_t dim, bool half_to_float) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_softmax", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::softmax_out(self, dim, half_to_float, out);
+  return out;
+}
+
+at::Tensor & wrapper__log_softmax_out(const at::Tensor & self, int64_t dim, bool half_to_float, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_log_softmax.out", "self", self, common_device_, false);
+  check_device("aten::_log_softmax.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::log_softmax_out(self, dim, half_to_float, out);
+}
+
+at::Tensor wrapper__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_float) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_log_softmax", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::log_softmax_out(self, dim, half_to_float, out);
+  return out;
+}
+
+at::Tensor & wrapper__softmax_backward_data_out(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_softmax_backward_data.out", "grad_output", grad_output, common_device_, false);
+  check_device("aten::_softmax_backward_data.out", "output", output, common_device_, false);
+  check_device("aten::_softmax_backward_data.out", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::softmax_backward_data_out(grad_output, output, dim, input_dtype, grad_input);
+}
+
+at::Tensor wrapper__softmax_backward_data(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_softmax_backward_data", "grad_output", grad_output, common_device_, false);
+  check_device("aten::_softmax_backward_data", "output", output, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::softmax_backward_data_out(grad_output, output, dim, input_dtype, grad_input);
+  return grad_input;
+}
+
+at::Tensor & wrapper__log_softmax_backward_data_out(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_log_softmax_backward_data.out", "grad_output", grad_output, common_device_, false);
+  check_device("aten::_log_softmax_backward_data.out", "output", output, common_device_, false);
+  check_device("aten::_log_softmax_backward_data.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out);
+}
+
+at::Tensor wrapper__log_softmax_backward_data(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_log_softmax_backward_data", "grad_output", grad_output, common_device_, false);
+  check_device("aten::_log_softmax_backward_data", "output", output, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out);
+  return out;
+}
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_nll_loss_forward_output(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index, at::Tensor & output, at::Tensor & total_weight) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::nll_loss_forward.output", "self", self, common_device_, false);
+  check_device("aten::nll_loss_forward.output", "target", target, common_device_, false);
+  check_device("aten::nll_loss_forward.output", "weight", weight, common_device_, false);
+  check_device("aten::nll_loss_forward.output", "output", output, common_device_, false);
+  check_device("aten::nll_loss_forward.output", "total_weight", total_weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::nll_loss_forward_out(self, target, weight, reduction, ignore_index.guard_int(__FILE__, __LINE__), output, total_weight);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_nll_loss_forward(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::nll_loss_forward", "self", self, common_device_, false);
+  check_device("aten::nll_loss_forward", "target", target, common_device_, false);
+  check_device("aten::nll_loss_forward", "weight", weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor output;  // undefined: the out kernel allocates it
+  at::Tensor total_weight;  // undefined: the out kernel allocates it
+  foo::native::nll_loss_forward_out(self, target, weight, reduction, ignore_index.guard_int(__FILE__, __LINE__), output, total_weight);
+  return ::std::tuple<at::Tensor,at::Tensor>(output, total_weight);
+}
+
+at::Tensor & wrapper_nll_loss_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index, const at::Tensor & total_weight, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::nll_loss_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::nll_loss_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::nll_loss_backward.grad_input", "target", target, common_device_, false);
+  check_device("aten::nll_loss_backward.grad_input", "weight", weight, common_device_, false);
+  check_device("aten::nll_loss_backward.grad_input", "total_weight", total_weight, common_device_, false);
+  check_device("aten::nll_loss_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::nll_loss_backward_out(grad_output, self, target, weight, reduction, ignore_index.guard_int(__FILE__, __LINE__), total_weight, grad_input);
+}
+
+at::Tensor wrapper_nll_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index, const at::Tensor & total_weight) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::nll_loss_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::nll_loss_backward", "self", self, common_device_, false);
+  check_device("aten::nll_loss_backward", "target", target, common_device_, false);
+  check_device("aten::nll_loss_backward", "weight", weight, common_device_, false);
+  check_device("aten::nll_loss_backward", "total_weight", total_weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::nll_loss_backward_out(grad_output, self, target, weight, reduction, ignore_index.guard_int(__FILE__, __LINE__), total_weight, grad_input);
+  return grad_input;
+}
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_nll_loss2d_forward_output(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index, at::Tensor & output, at::Tensor & total_weight) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::nll_loss2d_forward.output", "self", self, common_device_, false);
+  check_device("aten::nll_loss2d_forward.output", "target", target, common_device_, false);
+  check_device("aten::nll_loss2d_forward.output", "weight", weight, common_device_, false);
+  check_device("aten::nll_loss2d_forward.output", "output", output, common_device_, false);
+  check_device("aten::nll_loss2d_forward.output", "total_weight", total_weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::nll_loss2d_forward_out(self, target, weight, reduction, ignore_index.guard_int(__FILE__, __LINE__), output, total_weight);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_nll_loss2d_forward(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::nll_loss2d_forward", "self", self, common_device_, false);
+  check_device("aten::nll_loss2d_forward", "target", target, common_device_, false);
+  check_device("aten::nll_loss2d_forward", "weight", weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor output;  // undefined: the out kernel allocates it
+  at::Tensor total_weight;  // undefined: the out kernel allocates it
+  foo::native::nll_loss2d_forward_out(self, target, weight, reduction, ignore_index.guard_int(__FILE__, __LINE__), output, total_weight);
+  return ::std::tuple<at::Tensor,at::Tensor>(output, total_weight);
+}
+
+at::Tensor & wrapper_nll_loss2d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index, const at::Tensor & total_weight, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::nll_loss2d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::nll_loss2d_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::nll_loss2d_backward.grad_input", "target", target, common_device_, false);
+  check_device("aten::nll_loss2d_backward.grad_input", "weight", weight, common_device_, false);
+  check_device("aten::nll_loss2d_backward.grad_input", "total_weight", total_weight, common_device_, false);
+  check_device("aten::nll_loss2d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::nll_loss2d_backward_out(grad_output, self, target, weight, reduction, ignore_index.guard_int(__FILE__, __LINE__), total_weight, grad_input);
+}
+
+at::Tensor wrapper_nll_loss2d_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index, const at::Tensor & total_weight) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::nll_loss2d_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::nll_loss2d_backward", "self", self, common_device_, false);
+  check_device("aten::nll_loss2d_backward", "target", target, common_device_, false);
+  check_device("aten::nll_loss2d_backward", "weight", weight, common_device_, false);
+  check_device("aten::nll_loss2d_backward", "total_weight", total_weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::nll_loss2d_backward_out(grad_output, self, target, weight, reduction, ignore_index.guard_int(__FILE__, __LINE__), total_weight, grad_input);
+  return grad_input;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -320,4 +488,20 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("div.out_mode", TORCH_FN(wrapper_div_out_mode));
   m.impl("div.Tensor_mode", TORCH_FN(wrapper_div_Tensor_mode));
   m.impl("div_.Tensor_mode", TORCH_FN(wrapper_div__Tensor_mode));
+  m.impl("_softmax.out", TORCH_FN(wrapper__softmax_out));
+  m.impl("_softmax", TORCH_FN(wrapper__softmax));
+  m.impl("_log_softmax.out", TORCH_FN(wrapper__log_softmax_out));
+  m.impl("_log_softmax", TORCH_FN(wrapper__log_softmax));
+  m.impl("_softmax_backward_data.out", TORCH_FN(wrapper__softmax_backward_data_out));
+  m.impl("_softmax_backward_data", TORCH_FN(wrapper__softmax_backward_data));
+  m.impl("_log_softmax_backward_data.out", TORCH_FN(wrapper__log_softmax_backward_data_out));
+  m.impl("_log_softmax_backward_data", TORCH_FN(wrapper__log_softmax_backward_data));
+  m.impl("nll_loss_forward.output", TORCH_FN(wrapper_nll_loss_forward_output));
+  m.impl("nll_loss_forward", TORCH_FN(wrapper_nll_loss_forward));
+  m.impl("nll_loss_backward.grad_input", TORCH_FN(wrapper_nll_loss_backward_grad_input));
+  m.impl("nll_loss_backward", TORCH_FN(wrapper_nll_loss_backward));
+  m.impl("nll_loss2d_forward.output", TORCH_FN(wrapper_nll_loss2d_forward_output));
+  m.impl("nll_loss2d_forward", TORCH_FN(wrapper_nll_loss2d_forward));
+  m.impl("nll_loss2d_backward.grad_input", TORCH_FN(wrapper_nll_loss2d_backward_grad_input));
+  m.impl("nll_loss2d_backward", TORCH_FN(wrapper_nll_loss2d_backward));
 }

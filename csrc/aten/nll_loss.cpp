@@ -1,0 +1,224 @@
+// nll_loss_forward / nll_loss_backward (1-D or 2-D input) and nll_loss2d_forward /
+// nll_loss2d_backward (4-D input), the ops F.nll_loss and F.cross_entropy reach (3-D and >4-D
+// inputs reach nll_loss2d through nll_loss_nd). The input is viewed as a contiguous
+// [n, classes, spatial] array.
+//
+// Targets out of range: the kernels record the first one in a device-side error slot and never
+// index with it; the host reads the slot back after the launch (a synchronisation with the
+// stream) and raises IndexError("Target 7 is out of bounds."), as the CPU does. On CUDA torch
+// raises a device-side assert instead, which poisons the context; a clean error costs one
+// synchronisation per call, skipped when there are no targets.
+#include <ATen/ATen.h>
+#include <ATen/TensorUtils.h>
+
+#include "FooNativeFunctions.h"
+#include "aten/device_memory.h"
+#include "aten/softmax_common.h"
+#include "kernels/nll_loss.h"
+#include "runtime/stream.h"
+
+namespace foo::native {
+namespace {
+
+using softmax_common::finish_output;
+using softmax_common::kernel_dtype;
+using softmax_common::prepare_output;
+
+constexpr int64_t kNone = 0, kSum = 2;  // at::Reduction::None, Sum
+
+struct Geometry {
+  int64_t n = 1, classes = 1, spatial = 1;
+  int64_t samples() const { return n * spatial; }
+};
+
+void check_dtypes(const char* op, const at::Tensor& self, const at::Tensor& target, const at::Tensor& weight,
+                  bool byte_targets) {
+  TORCH_CHECK_NOT_IMPLEMENTED(softmax_common::is_kernel_float(self.scalar_type()), "\"", op, "\" not implemented for '",
+                              self.scalar_type(), "'");
+  if (byte_targets) {
+    TORCH_CHECK(target.scalar_type() == at::kLong || target.scalar_type() == at::kByte,
+                "expected target dtype to be Long or Byte, but got ", target.scalar_type());
+  } else {
+    TORCH_CHECK(target.scalar_type() == at::kLong, op, ": expected target dtype Long, but got ", target.scalar_type());
+  }
+  TORCH_CHECK(!weight.defined() || weight.scalar_type() == self.scalar_type(), op, ": expected weight to have dtype ",
+              self.scalar_type(), " (the dtype of self), but got ", weight.scalar_type());
+}
+
+void check_same_dtype(const char* op, const char* what, const at::Tensor& t, const at::Tensor& self) {
+  TORCH_CHECK(t.scalar_type() == self.scalar_type(), op, ": expected ", what, " to have dtype ", self.scalar_type(),
+              " (the dtype of self), but got ", t.scalar_type());
+}
+
+// Raises the CPU's IndexError if a kernel met a target out of range.
+void check_targets(const at::Tensor& error) {
+  const at::Tensor host = stage_to_cpu(error);  // waits for the kernels
+  const int64_t* e = host.const_data_ptr<int64_t>();
+  TORCH_CHECK_INDEX(e[0] == 0, "Target ", e[1], " is out of bounds.");
+}
+
+at::Tensor optional_contiguous(const std::optional<at::Tensor>& t) {
+  return t.has_value() && t->defined() ? t->contiguous() : at::Tensor();
+}
+
+const void* data_or_null(const at::Tensor& t) { return t.defined() ? t.const_data_ptr() : nullptr; }
+
+void forward(const char* op, const at::Tensor& self, const at::Tensor& target, const at::Tensor& weight,
+             int64_t reduction, int64_t ignore_index, const Geometry& g, at::IntArrayRef output_sizes,
+             at::Tensor& output, at::Tensor& total_weight) {
+  at::Tensor out = prepare_output(output, output_sizes, self.options());
+  at::Tensor tw = prepare_output(total_weight, {}, self.options());
+  const at::Tensor x = self.contiguous(), t = target.contiguous();
+  at::Tensor error = at::empty({2}, self.options().dtype(at::kLong));
+  FOO_CALL_KERNEL(nll_loss_forward, foo::runtime::current_native_stream(self.device().index()), x.const_data_ptr(),
+                  t.const_data_ptr(), data_or_null(weight), out.mutable_data_ptr(), tw.mutable_data_ptr(),
+                  error.mutable_data_ptr<int64_t>(), kernel_dtype(x.scalar_type()), kernel_dtype(t.scalar_type()), g.n,
+                  g.classes, g.spatial, reduction, ignore_index);
+  if (g.samples() > 0) check_targets(error);
+  finish_output(output, out);
+  finish_output(total_weight, tw);
+}
+
+void backward(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
+              const at::Tensor& weight, int64_t reduction, int64_t ignore_index, const at::Tensor& total_weight,
+              const Geometry& g, at::Tensor& grad_input) {
+  at::Tensor gi = prepare_output(grad_input, self.sizes(), self.options());
+  const at::Tensor go = grad_output.contiguous(), t = target.contiguous();
+  at::Tensor error = at::empty({2}, self.options().dtype(at::kLong));
+  FOO_CALL_KERNEL(nll_loss_backward, foo::runtime::current_native_stream(self.device().index()), go.const_data_ptr(),
+                  t.const_data_ptr(), data_or_null(weight), total_weight.const_data_ptr(), gi.mutable_data_ptr(),
+                  error.mutable_data_ptr<int64_t>(), kernel_dtype(self.scalar_type()), kernel_dtype(t.scalar_type()),
+                  g.n, g.classes, g.spatial, reduction, ignore_index);
+  if (g.samples() > 0) check_targets(error);
+  finish_output(grad_input, gi);
+}
+
+// ---- nll_loss: input [C] or [N, C] ---------------------------------------------------------
+
+void check_nll_inputs(const at::Tensor& self, const at::Tensor& target) {
+  TORCH_CHECK(self.dim() > 0 && self.dim() <= 2, "input tensor should be 1D or 2D");
+  TORCH_CHECK(target.dim() <= 1, "0D or 1D target tensor expected, multi-target not supported");
+  const bool no_batch_dim = self.dim() == 1 && target.dim() == 0;
+  TORCH_CHECK(no_batch_dim || self.size(0) == target.size(0), "size mismatch (got input: ", self.sizes(),
+              ", target: ", target.sizes(), ")");
+}
+
+Geometry nll_geometry(const at::Tensor& self) {
+  Geometry g;
+  if (self.dim() == 2) g.n = self.size(0);
+  g.classes = self.size(-1);
+  return g;
+}
+
+// A 1-D input has one sample and a scalar loss under every reduction: "none" sums that one.
+int64_t nll_kernel_reduction(const at::Tensor& self, int64_t reduction) {
+  return reduction == kNone && self.dim() == 1 ? kSum : reduction;
+}
+
+// ---- nll_loss2d: input [N, C, H, W] ----------------------------------------------------------
+
+void check_nll2d_inputs(const at::Tensor& self, const at::Tensor& target, const at::Tensor& weight) {
+  TORCH_CHECK(target.dim() == 3, "only batches of spatial targets supported (3D tensors) but got targets of dimension: ",
+              target.dim());
+  TORCH_CHECK(self.dim() == 4, "only batches of spatial inputs supported (4D tensors), but got input of dimension: ",
+              self.dim());
+  TORCH_CHECK(!weight.defined() || weight.numel() == self.size(1),
+              "weight tensor should be defined either for all or no classes");
+  TORCH_CHECK(self.size(0) == target.size(0) && self.size(2) == target.size(1) && self.size(3) == target.size(2),
+              "size mismatch (got input: ", self.sizes(), " , target: ", target.sizes());
+}
+
+Geometry nll2d_geometry(const at::Tensor& self) {
+  Geometry g;
+  g.n = self.size(0);
+  g.classes = self.size(1);
+  g.spatial = self.size(2) * self.size(3);
+  return g;
+}
+
+}  // namespace
+
+std::tuple<at::Tensor&, at::Tensor&> nll_loss_forward_out(const at::Tensor& self, const at::Tensor& target,
+                                                          const std::optional<at::Tensor>& weight_opt,
+                                                          int64_t reduction, int64_t ignore_index, at::Tensor& output,
+                                                          at::Tensor& total_weight) {
+  const char* op = "nll_loss_forward";
+  check_nll_inputs(self, target);
+  const at::Tensor weight = optional_contiguous(weight_opt);
+  const int64_t classes = self.size(-1);
+  TORCH_CHECK(!weight.defined() || (weight.dim() == 1 && weight.numel() == classes),
+              "weight tensor should be defined either for all ", classes,
+              " classes or no classes but got weight tensor of shape: ", weight.sizes());
+  check_dtypes(op, self, target, weight, /*byte_targets=*/true);
+  std::vector<int64_t> output_sizes;
+  if (reduction == kNone && self.dim() == 2) output_sizes.push_back(self.size(0));
+  forward(op, self, target, weight, nll_kernel_reduction(self, reduction), ignore_index, nll_geometry(self),
+          output_sizes, output, total_weight);
+  return {output, total_weight};
+}
+
+at::Tensor& nll_loss_backward_out(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
+                                  const std::optional<at::Tensor>& weight_opt, int64_t reduction, int64_t ignore_index,
+                                  const at::Tensor& total_weight, at::Tensor& grad_input) {
+  const char* op = "nll_loss_backward";
+  check_nll_inputs(self, target);
+  TORCH_CHECK(total_weight.numel() == 1, "expected total_weight to be a  single element tensor, got: ",
+              total_weight.sizes(), " (", total_weight.numel(), " elements)");
+  const at::Tensor weight = optional_contiguous(weight_opt);
+  TORCH_CHECK(!weight.defined() || weight.numel() == self.size(-1),
+              "weight tensor should be defined either for all or no classes");
+  if (reduction == kNone && self.dim() == 2) {
+    at::check_dim_size(grad_output, 1, 0, self.size(0));
+  } else {
+    TORCH_CHECK(grad_output.dim() <= 1 && grad_output.numel() == 1,
+                "Expected a single element grad_output tensor, but got: ", grad_output.sizes());
+  }
+  check_dtypes(op, self, target, weight, /*byte_targets=*/true);
+  check_same_dtype(op, "grad_output", grad_output, self);
+  check_same_dtype(op, "total_weight", total_weight, self);
+  backward(grad_output, self, target, weight, nll_kernel_reduction(self, reduction), ignore_index, total_weight,
+           nll_geometry(self), grad_input);
+  return grad_input;
+}
+
+std::tuple<at::Tensor&, at::Tensor&> nll_loss2d_forward_out(const at::Tensor& self, const at::Tensor& target,
+                                                            const std::optional<at::Tensor>& weight_opt,
+                                                            int64_t reduction, int64_t ignore_index,
+                                                            at::Tensor& output, at::Tensor& total_weight) {
+  const char* op = "nll_loss2d_forward";
+  const at::Tensor weight = optional_contiguous(weight_opt);
+  check_nll2d_inputs(self, target, weight);
+  check_dtypes(op, self, target, weight, /*byte_targets=*/false);
+  std::vector<int64_t> output_sizes;
+  if (reduction == kNone) output_sizes = {self.size(0), self.size(2), self.size(3)};
+  forward(op, self, target, weight, reduction, ignore_index, nll2d_geometry(self), output_sizes, output,
+          total_weight);
+  return {output, total_weight};
+}
+
+at::Tensor& nll_loss2d_backward_out(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
+                                    const std::optional<at::Tensor>& weight_opt, int64_t reduction,
+                                    int64_t ignore_index, const at::Tensor& total_weight, at::Tensor& grad_input) {
+  const char* op = "nll_loss2d_backward";
+  const at::Tensor weight = optional_contiguous(weight_opt);
+  check_nll2d_inputs(self, target, weight);
+  TORCH_CHECK(total_weight.numel() == 1, "expected total_weight to be a single element tensor, got: ",
+              total_weight.sizes(), " (", total_weight.numel(), " elements)");
+  if (reduction == kNone) {
+    TORCH_CHECK(grad_output.dim() == 3, "grad_output must have same dimension as target (3) but got dimension: ",
+                grad_output.sizes());
+    TORCH_CHECK(grad_output.sizes() == target.sizes(), "size mismatch (got grad_output: ", grad_output.sizes(),
+                " target: ", target.sizes());
+  } else {
+    TORCH_CHECK(grad_output.dim() <= 1 && grad_output.numel() == 1,
+                "Expected a single element grad_output tensor, but got: ", grad_output.sizes());
+  }
+  check_dtypes(op, self, target, weight, /*byte_targets=*/false);
+  check_same_dtype(op, "grad_output", grad_output, self);
+  check_same_dtype(op, "total_weight", total_weight, self);
+  backward(grad_output, self, target, weight, reduction, ignore_index, total_weight, nll2d_geometry(self),
+           grad_input);
+  return grad_input;
+}
+
+}  // namespace foo::native

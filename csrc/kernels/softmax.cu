@@ -1,0 +1,239 @@
+// Softmax, log-softmax and their gradients over the middle axis of a contiguous
+// [outer, dim, inner] array. Three layouts of threads over rows (a row: the `dim` elements of one
+// (outer, inner) pair, `inner` apart):
+//   inner == 1, dim <= kWarpRowMax: a warp per row, reductions by warp shuffles only;
+//   inner == 1, longer rows:        a block per row, shuffles + shared memory + __syncthreads;
+//   inner > 1:                      a thread per row (neighbouring threads read neighbouring
+//                                   elements), no communication.
+// Each row is read twice to reduce (max, then the sum of exp(x - max)) and once more to write.
+#include <cmath>
+#include <string>
+#include <type_traits>
+
+#include "kernels/dtype.h"
+#include "kernels/kernel.h"
+#include "kernels/softmax.h"
+#include "kernels/softmax_reduce.h"
+
+namespace foo::kernels::FOO_TARGET {
+namespace {
+
+using namespace softmax_detail;
+
+constexpr int64_t kWarpRowMax = 1024;  // longest row a single warp handles
+constexpr unsigned kWarpRowsThreads = 128;  // 4 rows per block
+constexpr unsigned kColumnThreads = 256;
+
+__device__ __forceinline__ float exp_acc(float x) { return expf(x); }
+__device__ __forceinline__ double exp_acc(double x) { return exp(x); }
+__device__ __forceinline__ float log_acc(float x) { return logf(x); }
+__device__ __forceinline__ double log_acc(double x) { return log(x); }
+
+template <typename T>
+__device__ __forceinline__ opmath_t<T> load(const T* p) {
+  return static_cast<opmath_t<T>>(*p);
+}
+
+// Who works on one row, and how they combine partial results.
+struct WarpGroup {  // the 32 lanes of a warp
+  __device__ __forceinline__ int64_t rank() const { return threadIdx.x % kWarp; }
+  __device__ __forceinline__ int64_t size() const { return kWarp; }
+  template <typename T, typename Op>
+  __device__ __forceinline__ T reduce(T v, Op op, T) const { return warp_reduce(v, op); }
+};
+
+template <typename Acc>
+struct BlockGroup {  // all threads of the block
+  Acc* scratch;
+  __device__ __forceinline__ int64_t rank() const { return threadIdx.x; }
+  __device__ __forceinline__ int64_t size() const { return blockDim.x; }
+  template <typename Op>
+  __device__ __forceinline__ Acc reduce(Acc v, Op op, Acc identity) const { return block_reduce(v, op, identity, scratch); }
+};
+
+struct ThreadGroup {  // one thread alone
+  __device__ __forceinline__ int64_t rank() const { return 0; }
+  __device__ __forceinline__ int64_t size() const { return 1; }
+  template <typename T, typename Op>
+  __device__ __forceinline__ T reduce(T v, Op, T) const { return v; }
+};
+
+// ---- forward ------------------------------------------------------------------------------
+
+template <typename In, typename Out, bool kLog, typename Group>
+__device__ __forceinline__ void softmax_row(const In* x, Out* y, int64_t dim, int64_t stride, const Group& g) {
+  using Acc = opmath_t<In>;
+  const int64_t first = g.rank(), step = g.size();
+  Acc m = -INFINITY;
+  for (int64_t j = first; j < dim; j += step) m = MaxOp()(m, load(x + j * stride));
+  m = g.reduce(m, MaxOp(), Acc(-INFINITY));
+  CompensatedSum<Acc> partial;
+  for (int64_t j = first; j < dim; j += step) partial.add(exp_acc(load(x + j * stride) - m));
+  const Acc s = g.reduce(partial.sum, SumOp(), Acc(0));
+  if (kLog) {
+    const Acc log_s = log_acc(s);
+    for (int64_t j = first; j < dim; j += step) y[j * stride] = cast<Out>(load(x + j * stride) - m - log_s);
+  } else {
+    for (int64_t j = first; j < dim; j += step) y[j * stride] = cast<Out>(exp_acc(load(x + j * stride) - m) / s);
+  }
+}
+
+template <typename In, typename Out, bool kLog>
+__global__ void softmax_warp_rows(const In* in, Out* out, int64_t rows, int64_t dim) {
+  const int64_t warps = blockDim.x / kWarp;
+  // The loop bounds depend on the warp only, so all 32 lanes run each shuffle together.
+  for (int64_t row = blockIdx.x * warps + threadIdx.x / kWarp; row < rows; row += static_cast<int64_t>(gridDim.x) * warps) {
+    softmax_row<In, Out, kLog>(in + row * dim, out + row * dim, dim, 1, WarpGroup{});
+  }
+}
+
+template <typename In, typename Out, bool kLog>
+__global__ void softmax_block_rows(const In* in, Out* out, int64_t rows, int64_t dim) {
+  using Acc = opmath_t<In>;
+  __shared__ Acc scratch[kWarp];
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    softmax_row<In, Out, kLog>(in + row * dim, out + row * dim, dim, 1, BlockGroup<Acc>{scratch});
+  }
+}
+
+template <typename In, typename Out, bool kLog>
+__global__ void softmax_columns(const In* in, Out* out, int64_t outer, int64_t dim, int64_t inner) {
+  const int64_t rows = outer * inner;
+  for (int64_t r = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; r < rows;
+       r += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t base = (r / inner) * dim * inner + r % inner;
+    softmax_row<In, Out, kLog>(in + base, out + base, dim, inner, ThreadGroup{});
+  }
+}
+
+// ---- backward -----------------------------------------------------------------------------
+
+template <typename G, typename GI, bool kLog, typename Group>
+__device__ __forceinline__ void softmax_backward_row(const G* go, const G* y, GI* gi, int64_t dim, int64_t stride,
+                                                     const Group& g) {
+  using Acc = opmath_t<G>;
+  const int64_t first = g.rank(), step = g.size();
+  CompensatedSum<Acc> partial;
+  for (int64_t j = first; j < dim; j += step) {
+    partial.add(kLog ? load(go + j * stride) : load(go + j * stride) * load(y + j * stride));
+  }
+  const Acc s = g.reduce(partial.sum, SumOp(), Acc(0));
+  for (int64_t j = first; j < dim; j += step) {
+    const Acc gj = load(go + j * stride), yj = load(y + j * stride);
+    gi[j * stride] = cast<GI>(kLog ? gj - exp_acc(yj) * s : yj * (gj - s));
+  }
+}
+
+template <typename G, typename GI, bool kLog>
+__global__ void softmax_backward_warp_rows(const G* go, const G* y, GI* gi, int64_t rows, int64_t dim) {
+  const int64_t warps = blockDim.x / kWarp;
+  for (int64_t row = blockIdx.x * warps + threadIdx.x / kWarp; row < rows; row += static_cast<int64_t>(gridDim.x) * warps) {
+    softmax_backward_row<G, GI, kLog>(go + row * dim, y + row * dim, gi + row * dim, dim, 1, WarpGroup{});
+  }
+}
+
+template <typename G, typename GI, bool kLog>
+__global__ void softmax_backward_block_rows(const G* go, const G* y, GI* gi, int64_t rows, int64_t dim) {
+  using Acc = opmath_t<G>;
+  __shared__ Acc scratch[kWarp];
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    softmax_backward_row<G, GI, kLog>(go + row * dim, y + row * dim, gi + row * dim, dim, 1, BlockGroup<Acc>{scratch});
+  }
+}
+
+template <typename G, typename GI, bool kLog>
+__global__ void softmax_backward_columns(const G* go, const G* y, GI* gi, int64_t outer, int64_t dim, int64_t inner) {
+  const int64_t rows = outer * inner;
+  for (int64_t r = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; r < rows;
+       r += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t base = (r / inner) * dim * inner + r % inner;
+    softmax_backward_row<G, GI, kLog>(go + base, y + base, gi + base, dim, inner, ThreadGroup{});
+  }
+}
+
+// ---- launch -------------------------------------------------------------------------------
+
+// Threads of a block that reduces one long row.
+unsigned block_row_threads(int64_t dim) {
+  return dim >= 16384 ? 1024u : dim >= 4096 ? 512u : 256u;
+}
+
+template <typename In, typename Out, bool kLog>
+void launch_forward(Stream stream, const char* name, const In* in, Out* out, int64_t outer, int64_t dim, int64_t inner) {
+  if (inner > 1) {
+    launch_independent(name, softmax_columns<In, Out, kLog>,
+                       capped_grid((outer * inner + kColumnThreads - 1) / kColumnThreads), dim3(kColumnThreads), stream,
+                       in, out, outer, dim, inner);
+  } else if (dim <= kWarpRowMax) {
+    const int64_t rows_per_block = kWarpRowsThreads / kWarp;
+    launch(name, softmax_warp_rows<In, Out, kLog>, capped_grid((outer + rows_per_block - 1) / rows_per_block),
+           dim3(kWarpRowsThreads), 0, stream, in, out, outer, dim);
+  } else {
+    launch(name, softmax_block_rows<In, Out, kLog>, capped_grid(outer), dim3(block_row_threads(dim)), 0, stream, in,
+           out, outer, dim);
+  }
+}
+
+template <typename G, typename GI, bool kLog>
+void launch_backward(Stream stream, const char* name, const G* go, const G* y, GI* gi, int64_t outer, int64_t dim,
+                     int64_t inner) {
+  if (inner > 1) {
+    launch_independent(name, softmax_backward_columns<G, GI, kLog>,
+                       capped_grid((outer * inner + kColumnThreads - 1) / kColumnThreads), dim3(kColumnThreads), stream,
+                       go, y, gi, outer, dim, inner);
+  } else if (dim <= kWarpRowMax) {
+    const int64_t rows_per_block = kWarpRowsThreads / kWarp;
+    launch(name, softmax_backward_warp_rows<G, GI, kLog>, capped_grid((outer + rows_per_block - 1) / rows_per_block),
+           dim3(kWarpRowsThreads), 0, stream, go, y, gi, outer, dim);
+  } else {
+    launch(name, softmax_backward_block_rows<G, GI, kLog>, capped_grid(outer), dim3(block_row_threads(dim)), 0,
+           stream, go, y, gi, outer, dim);
+  }
+}
+
+[[noreturn]] void bad_dtype_pair(const char* op, DType a, DType b) {
+  throw std::invalid_argument(std::string(op) + ": foo has no kernel from " + dtype_name(a) + " to " + dtype_name(b));
+}
+
+}  // namespace
+
+void softmax_forward(Stream stream, const void* in, void* out, DType in_dtype, DType out_dtype, int64_t outer,
+                     int64_t dim, int64_t inner, bool log) {
+  const char* name = log ? "_log_softmax" : "_softmax";
+  dispatch<kFloatingTypes>(in_dtype, name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (outer == 0 || dim == 0 || inner == 0) return;
+    auto run = [&](auto out_ptr) {
+      if (log) launch_forward<T, std::remove_pointer_t<decltype(out_ptr)>, true>(stream, name, static_cast<const T*>(in), out_ptr, outer, dim, inner);
+      else launch_forward<T, std::remove_pointer_t<decltype(out_ptr)>, false>(stream, name, static_cast<const T*>(in), out_ptr, outer, dim, inner);
+    };
+    if (out_dtype == in_dtype) return run(static_cast<T*>(out));
+    if constexpr (std::is_same_v<T, half_t>) {  // half_to_float
+      if (out_dtype == DType::Float32) return run(static_cast<float*>(out));
+    }
+    bad_dtype_pair(name, in_dtype, out_dtype);
+  });
+}
+
+void softmax_backward(Stream stream, const void* grad_out, const void* y, void* grad_in, DType grad_dtype,
+                      DType grad_in_dtype, int64_t outer, int64_t dim, int64_t inner, bool log) {
+  const char* name = log ? "_log_softmax_backward_data" : "_softmax_backward_data";
+  dispatch<kFloatingTypes>(grad_dtype, name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (outer == 0 || dim == 0 || inner == 0) return;
+    auto run = [&](auto gi) {
+      using GI = std::remove_pointer_t<decltype(gi)>;
+      const T* go = static_cast<const T*>(grad_out);
+      const T* yy = static_cast<const T*>(y);
+      if (log) launch_backward<T, GI, true>(stream, name, go, yy, gi, outer, dim, inner);
+      else launch_backward<T, GI, false>(stream, name, go, yy, gi, outer, dim, inner);
+    };
+    if (grad_in_dtype == grad_dtype) return run(static_cast<T*>(grad_in));
+    if constexpr (std::is_same_v<T, float>) {  // the gradient of a half_to_float softmax
+      if (grad_in_dtype == DType::Float16) return run(static_cast<half_t*>(grad_in));
+    }
+    bad_dtype_pair(name, grad_dtype, grad_in_dtype);
+  });
+}
+
+}  // namespace foo::kernels::FOO_TARGET
