@@ -122,6 +122,34 @@ at::Tensor & wrapper_uniform_(at::Tensor & self, double from, double to, ::std::
   return foo::native::uniform_(self, from, to, generator);
 }
 
+at::Tensor & wrapper_arange_start_out(const at::Scalar & start, const at::Scalar & end, const at::Scalar & step, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::arange.start_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::arange_out(start, end, step, out);
+}
+
+at::Tensor & wrapper_linspace_out(const at::Scalar & start, const at::Scalar & end, int64_t steps, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::linspace.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::linspace_out(start, end, steps, out);
+}
+
+at::Tensor & wrapper_fill__Scalar(at::Tensor & self, const at::Scalar & value) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::fill_.Scalar", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::fill_(self, value);
+}
+
+at::Tensor & wrapper_zero_(at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::zero_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::zero_(self);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -140,4 +168,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("set_", TORCH_FN(wrapper_set_));
   m.impl("normal_", TORCH_FN(wrapper_normal_));
   m.impl("uniform_", TORCH_FN(wrapper_uniform_));
+  m.impl("arange.start_out", TORCH_FN(wrapper_arange_start_out));
+  m.impl("linspace.out", TORCH_FN(wrapper_linspace_out));
+  m.impl("fill_.Scalar", TORCH_FN(wrapper_fill__Scalar));
+  m.impl("zero_", TORCH_FN(wrapper_zero_));
 }
