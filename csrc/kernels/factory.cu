@@ -90,8 +90,8 @@ void fill(Stream stream, DType dtype, void* out, const Layout& layout, int64_t n
     using U = std::conditional_t<sizeof(T) == 1, uint8_t,
               std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
     static_assert(sizeof(U) == sizeof(T));
-    launch("fill_", fill_kernel<U>, blocks_for(n, kThreads), dim3(kThreads), 0, stream, static_cast<U*>(out), layout,
-           n, static_cast<U>(bits));
+    launch_independent("fill_", fill_kernel<U>, blocks_for(n, kThreads), dim3(kThreads), stream,
+                       static_cast<U*>(out), layout, n, static_cast<U>(bits));
   });
 }
 
@@ -101,12 +101,12 @@ void arange_fill(Stream stream, DType dtype, void* out, const Layout& layout, in
   dispatch<kNumericTypes>(dtype, "arange", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_integral_v<T>) {
-      launch("arange", arange_int_kernel<T>, blocks_for(n, kThreads), dim3(kThreads), 0, stream, static_cast<T*>(out),
-             layout, n, start_int, step_int);
+      launch_independent("arange", arange_int_kernel<T>, blocks_for(n, kThreads), dim3(kThreads), stream,
+                         static_cast<T*>(out), layout, n, start_int, step_int);
     } else {
-      launch("arange", arange_float_kernel<T>, blocks_for(n, kThreads), dim3(kThreads), 0, stream,
-             static_cast<T*>(out), layout, n, static_cast<arange_acc_t<T>>(start),
-             static_cast<arange_acc_t<T>>(step), chunk > 0 ? chunk : n, lanes, fused);
+      launch_independent("arange", arange_float_kernel<T>, blocks_for(n, kThreads), dim3(kThreads), stream,
+                         static_cast<T*>(out), layout, n, static_cast<arange_acc_t<T>>(start),
+                         static_cast<arange_acc_t<T>>(step), chunk > 0 ? chunk : n, lanes, fused);
     }
   });
 }
@@ -116,8 +116,8 @@ void linspace_fill(Stream stream, DType dtype, void* out, const Layout& layout, 
   if (steps <= 0) return;
   dispatch<kNumericTypes>(dtype, "linspace", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    launch("linspace", linspace_kernel<T>, blocks_for(steps, kThreads), dim3(kThreads), 0, stream,
-           static_cast<T*>(out), layout, steps, start_int, end_int, start, end, step);
+    launch_independent("linspace", linspace_kernel<T>, blocks_for(steps, kThreads), dim3(kThreads), stream,
+                       static_cast<T*>(out), layout, steps, start_int, end_int, start, end, step);
   });
 }
 

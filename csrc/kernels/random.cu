@@ -177,8 +177,8 @@ void launch_random(const char* name, Stream stream, void* out, const Layout& lay
                    uint64_t offset, double a, double b, const void* p_data = nullptr,
                    DType p_dtype = DType::Float64, const Layout& p_layout = Layout{}, int* p_error = nullptr) {
   if (n <= 0) return;
-  launch(name, random_kernel<T, K>, grid_for((n + 1) / 2), dim3(kThreads), 0, stream, static_cast<T*>(out),
-         layout, n, seed, offset, a, b, p_data, p_dtype, p_layout, p_error);
+  launch_independent(name, random_kernel<T, K>, grid_for((n + 1) / 2), dim3(kThreads), stream,
+                     static_cast<T*>(out), layout, n, seed, offset, a, b, p_data, p_dtype, p_layout, p_error);
 }
 
 }  // namespace
@@ -215,7 +215,7 @@ void dropout_fill(Stream stream, DType dtype, const void* x, const Layout& x_lay
   dispatch<kFloatingTypes>(dtype, "native_dropout", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (n <= 0) return;
-    launch("native_dropout", dropout_kernel<T>, grid_for((n + 1) / 2), dim3(kThreads), 0, stream,
+    launch_independent("native_dropout", dropout_kernel<T>, grid_for((n + 1) / 2), dim3(kThreads), stream,
            static_cast<const T*>(x), x_layout, static_cast<T*>(out), mask, out_layout, n, seed, offset, keep,
            static_cast<opmath_t<T>>(scale));
   });
