@@ -122,6 +122,59 @@ at::Tensor & wrapper_uniform_(at::Tensor & self, double from, double to, ::std::
   return foo::native::uniform_(self, from, to, generator);
 }
 
+at::Tensor & wrapper_bernoulli__float(at::Tensor & self, double p, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::bernoulli_.float", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::bernoulli_float_(self, p, generator);
+}
+
+at::Tensor & wrapper_bernoulli__Tensor(at::Tensor & self, const at::Tensor & p, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::bernoulli_.Tensor", "self", self, common_device_, false);
+  check_device("aten::bernoulli_.Tensor", "p", p, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::bernoulli_tensor_(self, p, generator);
+}
+
+at::Tensor & wrapper_bernoulli_out(const at::Tensor & self, ::std::optional<at::Generator> generator, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::bernoulli.out", "self", self, common_device_, false);
+  check_device("aten::bernoulli.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::bernoulli_out(self, generator, out);
+}
+
+at::Tensor wrapper_bernoulli(const at::Tensor & self, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::bernoulli", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::bernoulli_out(self, generator, out);
+  return out;
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_native_dropout(const at::Tensor & input, double p, ::std::optional<bool> train) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_dropout", "input", input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_dropout(input, p, train);
+}
+
+at::Tensor & wrapper_arange_start_out(const at::Scalar & start, const at::Scalar & end, const at::Scalar & step, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::arange.start_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::arange_out(start, end, step, out);
+}
+
+at::Tensor & wrapper_linspace_out(const at::Scalar & start, const at::Scalar & end, int64_t steps, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::linspace.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::linspace_out(start, end, steps, out);
+}
+
 at::Tensor & wrapper_fill__Scalar(at::Tensor & self, const at::Scalar & value) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::fill_.Scalar", "self", self, common_device_, false);
@@ -470,6 +523,13 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("set_", TORCH_FN(wrapper_set_));
   m.impl("normal_", TORCH_FN(wrapper_normal_));
   m.impl("uniform_", TORCH_FN(wrapper_uniform_));
+  m.impl("bernoulli_.float", TORCH_FN(wrapper_bernoulli__float));
+  m.impl("bernoulli_.Tensor", TORCH_FN(wrapper_bernoulli__Tensor));
+  m.impl("bernoulli.out", TORCH_FN(wrapper_bernoulli_out));
+  m.impl("bernoulli", TORCH_FN(wrapper_bernoulli));
+  m.impl("native_dropout", TORCH_FN(wrapper_native_dropout));
+  m.impl("arange.start_out", TORCH_FN(wrapper_arange_start_out));
+  m.impl("linspace.out", TORCH_FN(wrapper_linspace_out));
   m.impl("fill_.Scalar", TORCH_FN(wrapper_fill__Scalar));
   m.impl("fill_.Tensor", TORCH_FN(wrapper_fill__Tensor));
   m.impl("zero_", TORCH_FN(wrapper_zero_));

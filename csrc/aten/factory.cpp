@@ -1,0 +1,127 @@
+// Creation ops on foo with our own kernels (kernels/factory.h): arange (torch.arange) and
+// linspace (torch.linspace); fill_/zero_ live with copies (copy.cpp). Values match the CPU's bit for bit: the host does every scalar conversion the
+// CPU kernel does (c10's checked Scalar::to, the step computations), the kernels replay its
+// per-element arithmetic (see factory.h for arange's vectorized-loop rounding).
+#include <cstring>
+
+#include <ATen/ATen.h>
+#include <ATen/Dispatch.h>
+#include <ATen/Parallel.h>
+#include <ATen/Version.h>
+#include <ATen/native/RangeUtils.h>
+
+#include "FooNativeFunctions.h"
+#include "aten/layout.h"
+#include "kernels/factory.h"
+#include "runtime/stream.h"
+
+namespace foo::native {
+namespace {
+
+using foo::kernels::Layout;
+
+// Runs write(target, layout) on out in place, or through a contiguous temporary copied into out
+// when out's layout has too many dims for the kernels.
+template <typename Write>
+void write_in_place(at::Tensor& out, Write&& write) {
+  if (auto layout = layout_of(out)) {
+    write(out, *layout);
+  } else {
+    auto tmp = at::empty(out.sizes(), out.options());
+    write(tmp, Layout{});
+    out.copy_(tmp);
+  }
+}
+
+// The CPU arange kernel's vector loop (at::vec::Vectorized on x86: 32-byte vectors), with the
+// fused multiply-adds its AVX2 build uses; see kernels/factory.h.
+struct CpuLoopShape {
+  int64_t chunk, lanes;
+  bool fused;
+};
+
+CpuLoopShape cpu_arange_loop(int64_t n, size_t element_size) {
+  CpuLoopShape shape{n, 0, true};
+#if defined(__x86_64__) || defined(_M_X64)
+  const auto capability = at::get_cpu_capability();
+  shape.lanes = static_cast<int64_t>(32 / element_size);
+  shape.fused = capability == "AVX2" || capability == "AVX512";
+#else
+  (void)element_size;
+#endif
+  // at::parallel_for's split (ParallelOpenMP.h): one chunk per thread, at least GRAIN_SIZE long.
+  const int64_t grain = at::internal::GRAIN_SIZE;
+  if (n > grain && at::get_num_threads() > 1 && !at::in_parallel_region()) {
+    const int64_t threads = std::min<int64_t>(at::get_num_threads(), (n + grain - 1) / grain);
+    shape.chunk = (n + threads - 1) / threads;
+  }
+  return shape;
+}
+
+}  // namespace
+
+at::Tensor& arange_out(const at::Scalar& start, const at::Scalar& end, const at::Scalar& step, at::Tensor& out) {
+  AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, out.scalar_type(), "arange_foo", [&] {
+    using accscalar_t = at::acc_type<scalar_t, false>;  // the CPU's: double for float, int64 for ints
+    const int64_t size = at::native::compute_arange_size<scalar_t>(start, end, step);
+    const int64_t numel = out.numel();
+    if (numel != size) {
+      if (numel > 0) {
+        TORCH_WARN("The number of elements in the out tensor of shape ", out.sizes(), " is ", numel,
+                   " which does not match the computed number of elements ", size,
+                   ". Note that this may occur as a result of rounding error. "
+                   "The out tensor will be resized to a tensor of shape (", size, ",).");
+      }
+      out.resize_({size});
+    }
+    if (size == 0) return;
+    const auto acc_start = start.to<accscalar_t>(), acc_step = step.to<accscalar_t>();
+    int64_t start_int = 0, step_int = 0;
+    double start_f = 0, step_f = 0;
+    if constexpr (std::is_integral_v<scalar_t>) {
+      start_int = static_cast<int64_t>(acc_start);
+      step_int = static_cast<int64_t>(acc_step);
+    } else {
+      start_f = static_cast<double>(acc_start);  // exact: accscalar_t is float or double
+      step_f = static_cast<double>(acc_step);
+    }
+    const auto loop = cpu_arange_loop(size, sizeof(scalar_t));
+    auto stream = foo::runtime::current_native_stream(out.device().index());
+    write_in_place(out, [&](at::Tensor& t, const Layout& layout) {
+      FOO_CALL_KERNEL(arange_fill, stream, kernel_dtype(t.scalar_type()), t.mutable_data_ptr(), layout, size, start_int,
+                      step_int, start_f, step_f, loop.chunk, loop.lanes, loop.fused);
+    });
+  });
+  return out;
+}
+
+at::Tensor& linspace_out(const at::Scalar& start, const at::Scalar& end, int64_t steps, at::Tensor& out) {
+  TORCH_CHECK(steps >= 0, "number of steps must be non-negative");
+  if (out.numel() != steps) out.resize_({steps});
+  if (steps == 0) return out;
+  if (steps == 1) return out.fill_(start);
+  AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, out.scalar_type(), "linspace_foo", [&] {
+    // As the CPU kernel: the ends in the dtype; the step in the dtype for floating dtypes (c10
+    // arithmetic for 16-bit floats), in double for integral dtypes.
+    using step_t = std::conditional_t<std::is_integral_v<scalar_t>, double, scalar_t>;
+    const scalar_t s = start.to<scalar_t>(), e = end.to<scalar_t>();
+    const step_t step = (static_cast<step_t>(e) - static_cast<step_t>(s)) / (steps - 1);
+    int64_t start_int = 0, end_int = 0;
+    double start_f = 0, end_f = 0;
+    if constexpr (std::is_integral_v<scalar_t>) {
+      start_int = static_cast<int64_t>(s);
+      end_int = static_cast<int64_t>(e);
+    } else {
+      start_f = static_cast<double>(s);
+      end_f = static_cast<double>(e);
+    }
+    auto stream = foo::runtime::current_native_stream(out.device().index());
+    write_in_place(out, [&](at::Tensor& t, const Layout& layout) {
+      FOO_CALL_KERNEL(linspace_fill, stream, kernel_dtype(t.scalar_type()), t.mutable_data_ptr(), layout, steps,
+                      start_int, end_int, start_f, end_f, static_cast<double>(step));
+    });
+  });
+  return out;
+}
+
+}  // namespace foo::native

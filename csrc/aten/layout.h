@@ -1,0 +1,37 @@
+#pragma once
+// Host side of kernels/layout.h: where a tensor's logical elements live, for kernels that write
+// (or read) a strided tensor in place.
+#include <optional>
+
+#include <ATen/ATen.h>
+
+#include "kernels/layout.h"
+
+namespace foo::native {
+
+// The layout of t with size-1 dims dropped and mergeable neighbours merged (row-major order of
+// the logical index is kept); nullopt when more than kLayoutMaxDims dims remain.
+inline std::optional<foo::kernels::Layout> layout_of(const at::Tensor& t) {
+  foo::kernels::Layout layout;
+  if (t.is_contiguous()) return layout;
+  int ndim = 0;
+  for (int64_t d = t.dim() - 1; d >= 0; --d) {  // innermost first
+    const int64_t size = t.size(d), stride = t.stride(d);
+    if (size == 1) continue;
+    if (ndim > 0 && stride == layout.strides[ndim - 1] * layout.sizes[ndim - 1]) {
+      layout.sizes[ndim - 1] *= size;  // merges with the dim inside it
+      continue;
+    }
+    if (ndim == foo::kernels::kLayoutMaxDims) return std::nullopt;
+    layout.sizes[ndim] = size;
+    layout.strides[ndim] = stride;
+    ++ndim;
+  }
+  if (ndim == 1 && layout.strides[0] == 1) ndim = 0;  // contiguous after all
+  layout.ndim = ndim;
+  return layout;
+}
+
+inline foo::kernels::DType kernel_dtype(at::ScalarType t) { return static_cast<foo::kernels::DType>(t); }
+
+}  // namespace foo::native
