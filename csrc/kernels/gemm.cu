@@ -54,8 +54,8 @@ __device__ __forceinline__ void gemm_store(const GemmParams<T>& p, const T* c, T
 
 #if FOO_GEMM_TILED
 
-template <typename T, int BM, int BN, int BK, int TM, int TN>
-__global__ void __launch_bounds__((BM / TM) * (BN / TN)) gemm_tiled_kernel(GemmParams<T> p) {
+template <typename T, int BM, int BN, int BK, int TM, int TN, int MinBlocks>
+__global__ void __launch_bounds__((BM / TM) * (BN / TN), MinBlocks) gemm_tiled_kernel(GemmParams<T> p) {
   using acc_t = opmath_t<T>;
   constexpr int kThreads = (BM / TM) * (BN / TN);
   constexpr int kALoads = BM * BK / kThreads;  // elements of a's tile each thread copies
@@ -93,20 +93,33 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN)) gemm_tiled_kernel(GemmP
   for (int64_t bz = blockIdx.z; bz < p.batch; bz += gridDim.z) {
     for (int64_t nt = blockIdx.y; nt < n_tiles; nt += gridDim.y) {
       const int64_t n0 = nt * BN;
-      const T* A = p.a + bz * p.a_sb;
-      const T* B = p.b + bz * p.b_sb;
+      // Each tile-load element's address at k0 = 0 (rows/columns past the edge read nothing).
+      const T* a_src[kALoads];
+      const T* b_src[kBLoads];
+      bool a_in[kALoads], b_in[kBLoads];
+#pragma unroll
+      for (int i = 0; i < kALoads; ++i) {
+        const int64_t row = m0 + a_row[i];
+        a_in[i] = row < p.m;
+        a_src[i] = p.a + bz * p.a_sb + (a_in[i] ? row : 0) * p.a_sm + a_kk[i] * p.a_sk;
+      }
+#pragma unroll
+      for (int i = 0; i < kBLoads; ++i) {
+        const int64_t col = n0 + b_col[i];
+        b_in[i] = col < p.n;
+        b_src[i] = p.b + bz * p.b_sb + (b_in[i] ? col : 0) * p.b_sn + b_kk[i] * p.b_sk;
+      }
 
       acc_t ra[kALoads], rb[kBLoads];
       auto load = [&](int64_t k0) {
+        const int64_t a_step = k0 * p.a_sk, b_step = k0 * p.b_sk;
 #pragma unroll
         for (int i = 0; i < kALoads; ++i) {
-          const int64_t row = m0 + a_row[i], kk = k0 + a_kk[i];
-          ra[i] = (row < p.m && kk < p.k) ? static_cast<acc_t>(A[row * p.a_sm + kk * p.a_sk]) : acc_t(0);
+          ra[i] = (a_in[i] && k0 + a_kk[i] < p.k) ? static_cast<acc_t>(a_src[i][a_step]) : acc_t(0);
         }
 #pragma unroll
         for (int i = 0; i < kBLoads; ++i) {
-          const int64_t col = n0 + b_col[i], kk = k0 + b_kk[i];
-          rb[i] = (col < p.n && kk < p.k) ? static_cast<acc_t>(B[kk * p.b_sk + col * p.b_sn]) : acc_t(0);
+          rb[i] = (b_in[i] && k0 + b_kk[i] < p.k) ? static_cast<acc_t>(b_src[i][b_step]) : acc_t(0);
         }
       };
 
@@ -165,8 +178,11 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN)) gemm_tiled_kernel(GemmP
 
 // Tile shapes. Large: 128 x 128 x 8, 8 x 8 per thread (64 multiply-adds per shared load pair);
 // small: 64 x 64 x 16, 4 x 4 per thread, for products too small to fill the device with large tiles.
-struct LargeTile { static constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8; };
-struct SmallTile { static constexpr int BM = 64, BN = 64, BK = 16, TM = 4, TN = 4; };
+// MinBlocks: blocks per multiprocessor the register budget must allow (nvcc's __launch_bounds__).
+struct LargeTile { static constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8, MinBlocks = 1; };
+struct SmallTile { static constexpr int BM = 64, BN = 64, BK = 16, TM = 4, TN = 4, MinBlocks = 2; };
+// float64 (8-byte accumulators) always takes the small tile, without the two-blocks register cap.
+struct WideTile { static constexpr int BM = 64, BN = 64, BK = 16, TM = 4, TN = 4, MinBlocks = 1; };
 
 template <typename Tile, typename T>
 void launch_gemm_tiled(Stream stream, const GemmParams<T>& p) {
@@ -175,7 +191,7 @@ void launch_gemm_tiled(Stream stream, const GemmParams<T>& p) {
   // gridDim.y and .z stop at 65535: the kernel loops over the rest.
   const dim3 grid(static_cast<unsigned>(m_tiles), static_cast<unsigned>(n_tiles < 65535 ? n_tiles : 65535),
                   static_cast<unsigned>(p.batch < 65535 ? p.batch : 65535));
-  launch("foo::gemm", gemm_tiled_kernel<T, Tile::BM, Tile::BN, Tile::BK, Tile::TM, Tile::TN>, grid,
+  launch("foo::gemm", gemm_tiled_kernel<T, Tile::BM, Tile::BN, Tile::BK, Tile::TM, Tile::TN, Tile::MinBlocks>, grid,
          dim3(kThreads), 0, stream, p);
 }
 
@@ -196,10 +212,14 @@ int concurrent_blocks() {
 
 template <typename T>
 void launch_gemm(Stream stream, const GemmParams<T>& p) {
-  const int64_t large_tiles =
-      ((p.m + LargeTile::BM - 1) / LargeTile::BM) * ((p.n + LargeTile::BN - 1) / LargeTile::BN) * p.batch;
-  if (large_tiles >= concurrent_blocks()) launch_gemm_tiled<LargeTile>(stream, p);
-  else launch_gemm_tiled<SmallTile>(stream, p);
+  if constexpr (sizeof(opmath_t<T>) > 4) {
+    launch_gemm_tiled<WideTile>(stream, p);
+  } else {
+    const int64_t large_tiles =
+        ((p.m + LargeTile::BM - 1) / LargeTile::BM) * ((p.n + LargeTile::BN - 1) / LargeTile::BN) * p.batch;
+    if (large_tiles >= concurrent_blocks()) launch_gemm_tiled<LargeTile>(stream, p);
+    else launch_gemm_tiled<SmallTile>(stream, p);
+  }
 }
 
 #else  // barrier-free sim emulation: one thread per output element
