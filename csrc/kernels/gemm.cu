@@ -15,15 +15,6 @@
 #include "kernels/gemm.h"
 #include "kernels/kernel.h"
 
-// The tiled kernels need __syncthreads and __shared__, which the sim emulation provides from the
-// fiber emulation on (it defines FOO_DYNAMIC_SHARED). Against the older barrier-free emulation the
-// sim target builds a one-thread-per-element kernel instead, so the host side stays testable.
-#if defined(__CUDACC__) || defined(FOO_DYNAMIC_SHARED)
-#define FOO_GEMM_TILED 1
-#else
-#define FOO_GEMM_TILED 0
-#endif
-
 namespace foo::kernels::FOO_TARGET {
 namespace {
 
@@ -51,8 +42,6 @@ __device__ __forceinline__ void gemm_store(const GemmParams<T>& p, const T* c, T
   if (p.use_c) v += p.beta * static_cast<acc_t>(c[row * p.c_sm + col * p.c_sn]);
   d[row * p.d_sm + col * p.d_sn] = cast<T>(v);
 }
-
-#if FOO_GEMM_TILED
 
 template <typename T, int BM, int BN, int BK, int TM, int TN, int MinBlocks>
 __global__ void __launch_bounds__((BM / TM) * (BN / TN), MinBlocks) gemm_tiled_kernel(GemmParams<T> p) {
@@ -222,29 +211,6 @@ void launch_gemm(Stream stream, const GemmParams<T>& p) {
   }
 }
 
-#else  // barrier-free sim emulation: one thread per output element
-
-template <typename T>
-__global__ void gemm_naive_kernel(GemmParams<T> p) {
-  using acc_t = opmath_t<T>;
-  const int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (idx >= p.batch * p.m * p.n) return;
-  const int64_t bz = idx / (p.m * p.n), row = idx / p.n % p.m, col = idx % p.n;
-  const T* A = p.a + bz * p.a_sb;
-  const T* B = p.b + bz * p.b_sb;
-  acc_t acc(0);
-  for (int64_t kk = 0; kk < p.k; ++kk) {
-    acc += static_cast<acc_t>(A[row * p.a_sm + kk * p.a_sk]) * static_cast<acc_t>(B[kk * p.b_sk + col * p.b_sn]);
-  }
-  gemm_store(p, p.c + bz * p.c_sb, p.d + bz * p.d_sb, row, col, acc);
-}
-
-template <typename T>
-void launch_gemm(Stream stream, const GemmParams<T>& p) {
-  launch("foo::gemm", gemm_naive_kernel<T>, blocks_for(p.batch * p.m * p.n), dim3(256), 0, stream, p);
-}
-
-#endif  // FOO_GEMM_TILED
 
 int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
 
@@ -281,7 +247,6 @@ __global__ void gemv_row_per_thread_kernel(GemvParams<T> p) {
   gemv_store(p, row, acc);
 }
 
-#if FOO_GEMM_TILED
 // TPR threads per row, 256 / TPR rows per block; partial sums reduced in shared memory.
 template <typename T, int TPR>
 __global__ void __launch_bounds__(256) gemv_reduce_kernel(GemvParams<T> p) {
@@ -306,11 +271,9 @@ __global__ void __launch_bounds__(256) gemv_reduce_kernel(GemvParams<T> p) {
   }
   if (lane == 0 && row < p.m) gemv_store(p, row, partial[tid]);
 }
-#endif
 
 template <typename T>
 void launch_gemv(Stream stream, const GemvParams<T>& p) {
-#if FOO_GEMM_TILED
   if (p.k > 0 && !(p.a_sm == 1 && abs64(p.a_sk) > 1 && p.m >= 512)) {
     if (p.m < 512) {
       launch("foo::gemv", gemv_reduce_kernel<T, 256>, dim3(static_cast<unsigned>(p.m)), dim3(256), 0, stream, p);
@@ -320,8 +283,7 @@ void launch_gemv(Stream stream, const GemvParams<T>& p) {
     }
     return;
   }
-#endif
-  launch("foo::gemv", gemv_row_per_thread_kernel<T>, blocks_for(p.m), dim3(256), 0, stream, p);
+  launch_independent("foo::gemv", gemv_row_per_thread_kernel<T>, blocks_for(p.m), dim3(256), stream, p);
 }
 
 }  // namespace
