@@ -117,6 +117,21 @@ at::Tensor & nll_loss_backward_out(const at::Tensor & grad_output, const at::Ten
 // aten::nll_loss2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!) (also registered for nll_loss2d_backward)
 at::Tensor & nll_loss2d_backward_out(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight, at::Tensor & grad_input);
 
+// aten::mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) (also registered for mm)
+at::Tensor & mm_out(const at::Tensor & self, const at::Tensor & mat2, at::Tensor & out);
+
+// aten::bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) (also registered for bmm)
+at::Tensor & bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::Tensor & out);
+
+// aten::addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (also registered for addmm, addmm_)
+at::Tensor & addmm_out(const at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha, at::Tensor & out);
+
+// aten::addmv.out(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (also registered for addmv, addmv_)
+at::Tensor & addmv_out(const at::Tensor & self, const at::Tensor & mat, const at::Tensor & vec, const at::Scalar & beta, const at::Scalar & alpha, at::Tensor & out);
+
+// aten::dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!) (also registered for dot)
+at::Tensor & dot_out(const at::Tensor & self, const at::Tensor & tensor, at::Tensor & out);
+
 // foo::axpby(Tensor x, Tensor y, float a=1, float b=1) -> Tensor
 at::Tensor axpby(const at::Tensor & x, const at::Tensor & y, double a=1, double b=1);
 

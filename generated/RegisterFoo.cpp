@@ -505,6 +505,125 @@ at::Tensor wrapper_nll_loss2d_backward(const at::Tensor & grad_output, const at:
   return grad_input;
 }
 
+at::Tensor & wrapper_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::mm.out", "self", self, common_device_, false);
+  check_device("aten::mm.out", "mat2", mat2, common_device_, false);
+  check_device("aten::mm.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::mm_out(self, mat2, out);
+}
+
+at::Tensor wrapper_mm(const at::Tensor & self, const at::Tensor & mat2) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::mm", "self", self, common_device_, false);
+  check_device("aten::mm", "mat2", mat2, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::mm_out(self, mat2, out);
+  return out;
+}
+
+at::Tensor & wrapper_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::bmm.out", "self", self, common_device_, false);
+  check_device("aten::bmm.out", "mat2", mat2, common_device_, false);
+  check_device("aten::bmm.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::bmm_out(self, mat2, out);
+}
+
+at::Tensor wrapper_bmm(const at::Tensor & self, const at::Tensor & mat2) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::bmm", "self", self, common_device_, false);
+  check_device("aten::bmm", "mat2", mat2, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::bmm_out(self, mat2, out);
+  return out;
+}
+
+at::Tensor & wrapper_addmm_out(const at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::addmm.out", "self", self, common_device_, false);
+  check_device("aten::addmm.out", "mat1", mat1, common_device_, false);
+  check_device("aten::addmm.out", "mat2", mat2, common_device_, false);
+  check_device("aten::addmm.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::addmm_out(self, mat1, mat2, beta, alpha, out);
+}
+
+at::Tensor wrapper_addmm(const at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::addmm", "self", self, common_device_, false);
+  check_device("aten::addmm", "mat1", mat1, common_device_, false);
+  check_device("aten::addmm", "mat2", mat2, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::addmm_out(self, mat1, mat2, beta, alpha, out);
+  return out;
+}
+
+at::Tensor & wrapper_addmm_(at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::addmm_", "self", self, common_device_, false);
+  check_device("aten::addmm_", "mat1", mat1, common_device_, false);
+  check_device("aten::addmm_", "mat2", mat2, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::addmm_out(self, mat1, mat2, beta, alpha, self);
+  return self;
+}
+
+at::Tensor & wrapper_addmv_out(const at::Tensor & self, const at::Tensor & mat, const at::Tensor & vec, const at::Scalar & beta, const at::Scalar & alpha, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::addmv.out", "self", self, common_device_, false);
+  check_device("aten::addmv.out", "mat", mat, common_device_, false);
+  check_device("aten::addmv.out", "vec", vec, common_device_, false);
+  check_device("aten::addmv.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::addmv_out(self, mat, vec, beta, alpha, out);
+}
+
+at::Tensor wrapper_addmv(const at::Tensor & self, const at::Tensor & mat, const at::Tensor & vec, const at::Scalar & beta, const at::Scalar & alpha) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::addmv", "self", self, common_device_, false);
+  check_device("aten::addmv", "mat", mat, common_device_, false);
+  check_device("aten::addmv", "vec", vec, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::addmv_out(self, mat, vec, beta, alpha, out);
+  return out;
+}
+
+at::Tensor & wrapper_addmv_(at::Tensor & self, const at::Tensor & mat, const at::Tensor & vec, const at::Scalar & beta, const at::Scalar & alpha) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::addmv_", "self", self, common_device_, false);
+  check_device("aten::addmv_", "mat", mat, common_device_, false);
+  check_device("aten::addmv_", "vec", vec, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::addmv_out(self, mat, vec, beta, alpha, self);
+  return self;
+}
+
+at::Tensor & wrapper_dot_out(const at::Tensor & self, const at::Tensor & tensor, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::dot.out", "self", self, common_device_, false);
+  check_device("aten::dot.out", "tensor", tensor, common_device_, false);
+  check_device("aten::dot.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::dot_out(self, tensor, out);
+}
+
+at::Tensor wrapper_dot(const at::Tensor & self, const at::Tensor & tensor) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::dot", "self", self, common_device_, false);
+  check_device("aten::dot", "tensor", tensor, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::dot_out(self, tensor, out);
+  return out;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -564,4 +683,16 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("nll_loss2d_forward", TORCH_FN(wrapper_nll_loss2d_forward));
   m.impl("nll_loss2d_backward.grad_input", TORCH_FN(wrapper_nll_loss2d_backward_grad_input));
   m.impl("nll_loss2d_backward", TORCH_FN(wrapper_nll_loss2d_backward));
+  m.impl("mm.out", TORCH_FN(wrapper_mm_out));
+  m.impl("mm", TORCH_FN(wrapper_mm));
+  m.impl("bmm.out", TORCH_FN(wrapper_bmm_out));
+  m.impl("bmm", TORCH_FN(wrapper_bmm));
+  m.impl("addmm.out", TORCH_FN(wrapper_addmm_out));
+  m.impl("addmm", TORCH_FN(wrapper_addmm));
+  m.impl("addmm_", TORCH_FN(wrapper_addmm_));
+  m.impl("addmv.out", TORCH_FN(wrapper_addmv_out));
+  m.impl("addmv", TORCH_FN(wrapper_addmv));
+  m.impl("addmv_", TORCH_FN(wrapper_addmv_));
+  m.impl("dot.out", TORCH_FN(wrapper_dot_out));
+  m.impl("dot", TORCH_FN(wrapper_dot));
 }
