@@ -330,6 +330,44 @@ at::Tensor wrapper_std_correction(const at::Tensor & self, at::OptionalIntArrayR
   return out;
 }
 
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_var_mean_correction_out(const at::Tensor & self, at::OptionalIntArrayRef dim, const ::std::optional<at::Scalar> & correction, bool keepdim, at::Tensor & out0, at::Tensor & out1) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::var_mean.correction_out", "self", self, common_device_, false);
+  check_device("aten::var_mean.correction_out", "out0", out0, common_device_, false);
+  check_device("aten::var_mean.correction_out", "out1", out1, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::var_mean_out(self, dim, correction, keepdim, out0, out1);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_var_mean_correction(const at::Tensor & self, at::OptionalIntArrayRef dim, const ::std::optional<at::Scalar> & correction, bool keepdim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::var_mean.correction", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out0;  // undefined: the out kernel allocates it
+  at::Tensor out1;  // undefined: the out kernel allocates it
+  foo::native::var_mean_out(self, dim, correction, keepdim, out0, out1);
+  return ::std::tuple<at::Tensor,at::Tensor>(out0, out1);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_std_mean_correction_out(const at::Tensor & self, at::OptionalIntArrayRef dim, const ::std::optional<at::Scalar> & correction, bool keepdim, at::Tensor & out0, at::Tensor & out1) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::std_mean.correction_out", "self", self, common_device_, false);
+  check_device("aten::std_mean.correction_out", "out0", out0, common_device_, false);
+  check_device("aten::std_mean.correction_out", "out1", out1, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::std_mean_out(self, dim, correction, keepdim, out0, out1);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_std_mean_correction(const at::Tensor & self, at::OptionalIntArrayRef dim, const ::std::optional<at::Scalar> & correction, bool keepdim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::std_mean.correction", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out0;  // undefined: the out kernel allocates it
+  at::Tensor out1;  // undefined: the out kernel allocates it
+  foo::native::std_mean_out(self, dim, correction, keepdim, out0, out1);
+  return ::std::tuple<at::Tensor,at::Tensor>(out0, out1);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -372,4 +410,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("var.correction", TORCH_FN(wrapper_var_correction));
   m.impl("std.correction_out", TORCH_FN(wrapper_std_correction_out));
   m.impl("std.correction", TORCH_FN(wrapper_std_correction));
+  m.impl("var_mean.correction_out", TORCH_FN(wrapper_var_mean_correction_out));
+  m.impl("var_mean.correction", TORCH_FN(wrapper_var_mean_correction));
+  m.impl("std_mean.correction_out", TORCH_FN(wrapper_std_mean_correction_out));
+  m.impl("std_mean.correction", TORCH_FN(wrapper_std_mean_correction));
 }

@@ -1,5 +1,5 @@
 // Reductions: sum, mean, amax/amin, max/min (over a dim, and over everything), argmax/argmin,
-// var/std. Each op checks its arguments and computes its output's shape and dtype as the CPU
+// var/std, var_mean/std_mean. Each op checks its arguments and computes its output's shape and dtype as the CPU
 // does, then reduce_into() lays the input out as the dense [outer, size, inner] array the
 // launcher (kernels/reduce.cu) reduces over `size` — without a copy when the tensor's memory
 // already has that form (any contiguous or permuted-contiguous tensor whose reduced dims are
@@ -146,11 +146,17 @@ Layout plan_layout(const at::Tensor& self, const DimMask& mask, bool logical_ind
   return l;
 }
 
-// Runs `op` over the dims of `mask`: values into *values and/or indices into *indices, both
-// already shaped (keepdim or not) by the caller. `self` has the kernel's input dtype.
-void reduce_into(ReduceOp op, const at::Tensor& self, const DimMask& mask, bool keepdim, at::Tensor* values,
-                 at::Tensor* indices, double correction = 0.0) {
-  const Layout l = plan_layout(self, mask, indices != nullptr);
+// The tensors a reduction writes (null: not wanted), already shaped (keepdim or not).
+struct Outputs {
+  at::Tensor* values = nullptr;   // sum, mean, amax, ..., max.dim's values, var/std
+  at::Tensor* indices = nullptr;  // argmax/argmin, max.dim/min.dim
+  at::Tensor* means = nullptr;    // var_mean/std_mean
+};
+
+// Runs `op` over the dims of `mask` into `outs`. `self` has the kernel's input dtype.
+void reduce_into(ReduceOp op, const at::Tensor& self, const DimMask& mask, bool keepdim, Outputs outs,
+                 double correction = 0.0) {
+  const Layout l = plan_layout(self, mask, outs.indices != nullptr);
   const int64_t outputs = l.outer * l.inner;
   if (outputs == 0) return;
   // The kernel writes outputs flat, in out_order: straight into a contiguous output when that
@@ -160,7 +166,7 @@ void reduce_into(ReduceOp op, const at::Tensor& self, const DimMask& mask, bool 
     if (t == nullptr) return {};
     return in_order && t->is_contiguous() ? *t : at::empty({outputs}, t->options());
   };
-  at::Tensor value_buf = target(values), index_buf = target(indices);
+  const at::Tensor value_buf = target(outs.values), index_buf = target(outs.indices), mean_buf = target(outs.means);
 
   const int64_t workspace_bytes = foo::kernels::reduce_workspace_bytes(l.outer, l.size, l.inner);
   at::Tensor workspace;
@@ -173,6 +179,7 @@ void reduce_into(ReduceOp op, const at::Tensor& self, const DimMask& mask, bool 
   args.in = l.input.const_data_ptr();
   args.out = value_buf.defined() ? value_buf.mutable_data_ptr() : nullptr;
   args.indices = index_buf.defined() ? index_buf.mutable_data_ptr<int64_t>() : nullptr;
+  args.means = mean_buf.defined() ? mean_buf.mutable_data_ptr() : nullptr;
   args.outer = l.outer;
   args.size = l.size;
   args.inner = l.inner;
@@ -196,8 +203,9 @@ void reduce_into(ReduceOp op, const at::Tensor& self, const DimMask& mask, bool 
     }
     t->copy_(buf.as_strided(t->sizes(), strides));
   };
-  scatter(values, value_buf);
-  scatter(indices, index_buf);
+  scatter(outs.values, value_buf);
+  scatter(outs.indices, index_buf);
+  scatter(outs.means, mean_buf);
 }
 
 DimMask all_dims(const at::Tensor& self) { return at::native::make_dim_mask(std::nullopt, self.dim()); }
@@ -222,7 +230,7 @@ std::tuple<at::Tensor&, at::Tensor&> minmax_dim(const char* name, ReduceOp op, c
   const auto shape = at::native::shape_from_dim_mask(self, mask, keepdim);
   prepare_output(values, self, shape, self.scalar_type());
   prepare_output(indices, self, shape, at::kLong);
-  reduce_into(op, self, mask, keepdim, &values, &indices);
+  reduce_into(op, self, mask, keepdim, {&values, &indices});
   return {values, indices};
 }
 
@@ -240,7 +248,7 @@ at::Tensor& arg_extreme(const char* name, ReduceOp op, const at::Tensor& self, s
     mask = all_dims(self);
   }
   prepare_output(out, self, at::native::shape_from_dim_mask(self, mask, keepdim), at::kLong);
-  reduce_into(op, self, mask, keepdim, nullptr, &out);
+  reduce_into(op, self, mask, keepdim, {nullptr, &out});
   return out;
 }
 
@@ -254,7 +262,7 @@ at::Tensor& extreme_values(const char* name, ReduceOp op, const at::Tensor& self
   if (self.numel() == 0) at::native::zero_numel_check_dims(self, dim, name);
   const DimMask mask = at::native::make_dim_mask(dim, self.dim());
   prepare_output(out, self, at::native::shape_from_dim_mask(self, mask, keepdim), self.scalar_type());
-  reduce_into(op, self, mask, keepdim, &out, nullptr);
+  reduce_into(op, self, mask, keepdim, {&out});
   return out;
 }
 
@@ -273,7 +281,7 @@ at::Tensor& extreme_all(const char* name, ReduceOp op, const at::Tensor& self, a
     at::native::resize_output(out, {});
   }
   at::Tensor result = out.scalar_type() == self.scalar_type() ? out : at::empty({}, self.options());
-  reduce_into(op, self, all_dims(self), false, &result, nullptr);
+  reduce_into(op, self, all_dims(self), false, {&result});
   if (!result.is_same(out)) {
     // The CPU fills `out` with the value as a Scalar: out of the dtype's range is an error.
     const at::Scalar value = result.item();
@@ -284,11 +292,38 @@ at::Tensor& extreme_all(const char* name, ReduceOp op, const at::Tensor& self, a
   return out;
 }
 
-at::Tensor& var_std(const char* name, bool take_sqrt, const at::Tensor& self, at::OptionalIntArrayRef dim,
-                    const std::optional<at::Scalar>& correction, bool keepdim, at::Tensor& out) {
+void warn_degrees_of_freedom(const char* name, const at::Tensor& self, const at::Tensor& out, double correction) {
+  const int64_t reduced = out.numel() == 0 ? 0 : self.numel() / out.numel();
+  if (static_cast<double>(reduced) - correction <= 0) {
+    TORCH_WARN(name, "(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
+               "(input numel divided by output numel).");
+  }
+}
+
+void check_var_dtype(const char* name, const at::Tensor& self) {
   TORCH_CHECK(at::isFloatingType(self.scalar_type()) || at::isComplexType(self.scalar_type()),
               "std and var only support floating point and complex dtypes");
   check_kernel_dtype(name, self.scalar_type());
+}
+
+std::tuple<at::Tensor&, at::Tensor&> var_std_mean(const char* name, bool take_sqrt, const at::Tensor& self,
+                                                  at::OptionalIntArrayRef dim,
+                                                  const std::optional<at::Scalar>& correction, bool keepdim,
+                                                  at::Tensor& var, at::Tensor& mean) {
+  check_var_dtype(name, self);
+  const double c = correction.value_or(1).toDouble();
+  const DimMask mask = at::native::make_dim_mask(dim, self.dim());
+  const auto shape = at::native::shape_from_dim_mask(self, mask, keepdim);
+  prepare_output(var, self, shape, self.scalar_type());
+  prepare_output(mean, self, shape, self.scalar_type());
+  warn_degrees_of_freedom(name, self, var, c);
+  reduce_into(take_sqrt ? ReduceOp::Std : ReduceOp::Var, self, mask, keepdim, {&var, nullptr, &mean}, c);
+  return {var, mean};
+}
+
+at::Tensor& var_std(const char* name, bool take_sqrt, const at::Tensor& self, at::OptionalIntArrayRef dim,
+                    const std::optional<at::Scalar>& correction, bool keepdim, at::Tensor& out) {
+  check_var_dtype(name, self);
   const double c = correction.value_or(1).toDouble();
   if (!out.defined()) out = at::empty({0}, self.options());
   const DimMask mask = at::native::make_dim_mask(dim, self.dim());
@@ -296,14 +331,10 @@ at::Tensor& var_std(const char* name, bool take_sqrt, const at::Tensor& self, at
   TORCH_CHECK(at::canCast(self.scalar_type(), out.scalar_type()), "result type ", self.scalar_type(),
               " can't be cast to the desired output type ", out.scalar_type());
   check_kernel_dtype(name, out.scalar_type());
-  const int64_t reduced = out.numel() == 0 ? 0 : self.numel() / out.numel();
-  if (static_cast<double>(reduced) - c <= 0) {
-    TORCH_WARN(name, "(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
-               "(input numel divided by output numel).");
-  }
+  warn_degrees_of_freedom(name, self, out, c);
   // The CPU computes in the output's dtype.
   const at::Tensor input = self.scalar_type() == out.scalar_type() ? self : self.to(out.scalar_type());
-  reduce_into(take_sqrt ? ReduceOp::Std : ReduceOp::Var, input, mask, keepdim, &out, nullptr, c);
+  reduce_into(take_sqrt ? ReduceOp::Std : ReduceOp::Var, input, mask, keepdim, {&out}, c);
   return out;
 }
 
@@ -319,7 +350,7 @@ at::Tensor& sum_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool ke
   prepare_output(out, self, at::native::shape_from_dim_mask(self, mask, keepdim), out_dtype);
   // The CPU casts the input to the output dtype and sums that.
   const at::Tensor input = native_sum_pair(self.scalar_type(), out_dtype, false) ? self : self.to(out_dtype);
-  reduce_into(ReduceOp::Sum, input, mask, keepdim, &out, nullptr);
+  reduce_into(ReduceOp::Sum, input, mask, keepdim, {&out});
   return out;
 }
 
@@ -344,10 +375,10 @@ at::Tensor& mean_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool k
   const at::ScalarType compute = low && self.scalar_type() != out_dtype ? at::kFloat : out_dtype;
   const at::Tensor input = native_sum_pair(self.scalar_type(), compute, true) ? self : self.to(compute);
   if (compute == out_dtype) {
-    reduce_into(ReduceOp::Mean, input, mask, keepdim, &out, nullptr);
+    reduce_into(ReduceOp::Mean, input, mask, keepdim, {&out});
   } else {
     at::Tensor result = at::empty(out.sizes(), out.options().dtype(compute));
-    reduce_into(ReduceOp::Mean, input, mask, keepdim, &result, nullptr);
+    reduce_into(ReduceOp::Mean, input, mask, keepdim, {&result});
     out.copy_(result);
   }
   return out;
@@ -395,6 +426,18 @@ at::Tensor& var_out(const at::Tensor& self, at::OptionalIntArrayRef dim, const s
 at::Tensor& std_out(const at::Tensor& self, at::OptionalIntArrayRef dim, const std::optional<at::Scalar>& correction,
                     bool keepdim, at::Tensor& out) {
   return var_std("std", true, self, dim, correction, keepdim, out);
+}
+
+std::tuple<at::Tensor&, at::Tensor&> var_mean_out(const at::Tensor& self, at::OptionalIntArrayRef dim,
+                                                  const std::optional<at::Scalar>& correction, bool keepdim,
+                                                  at::Tensor& out0, at::Tensor& out1) {
+  return var_std_mean("var_mean", false, self, dim, correction, keepdim, out0, out1);
+}
+
+std::tuple<at::Tensor&, at::Tensor&> std_mean_out(const at::Tensor& self, at::OptionalIntArrayRef dim,
+                                                  const std::optional<at::Scalar>& correction, bool keepdim,
+                                                  at::Tensor& out0, at::Tensor& out1) {
+  return var_std_mean("std_mean", true, self, dim, correction, keepdim, out0, out1);
 }
 
 }  // namespace foo::native

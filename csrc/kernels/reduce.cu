@@ -177,6 +177,7 @@ struct VarOps {
   using M = std::conditional_t<std::is_same_v<opmath_t<In>, float> && sizeof(In) == 2, float, double>;
   using acc_t = WelfordAcc<M>;
   In* out;
+  In* means;  // may be null
   double correction;
   bool take_sqrt;
   FOO_HD acc_t identity() const { return {M(0), M(0), 0}; }
@@ -199,8 +200,12 @@ struct VarOps {
     const M n = static_cast<M>(a.n), c = static_cast<M>(correction);
     const M divisor = n > c ? n - c : M(0);
     M var = a.m2 / divisor;
-    if (take_sqrt) var = sqrt(var);
+    if (take_sqrt) {
+      if constexpr (std::is_same_v<M, float>) var = sqrtf(var);
+      else var = sqrt(var);
+    }
     out[i] = cast<In>(var);
+    if (means != nullptr) means[i] = cast<In>(a.n == 0 ? std::numeric_limits<M>::quiet_NaN() : a.mean);
   }
 };
 
@@ -446,8 +451,8 @@ void reduce(Stream stream, const ReduceArgs& a) {
       if (a.out_dtype != a.in_dtype) bad_dtypes("var", a);
       return dispatch<kFloatingTypes>(a.in_dtype, a.op == ReduceOp::Var ? "var" : "std", [&](auto tag) {
         using T = typename decltype(tag)::type;
-        run(a.op == ReduceOp::Var ? "var" : "std", VarOps<T>{static_cast<T*>(a.out), a.correction, a.op == ReduceOp::Std},
-            a, stream);
+        run(a.op == ReduceOp::Var ? "var" : "std",
+            VarOps<T>{static_cast<T*>(a.out), static_cast<T*>(a.means), a.correction, a.op == ReduceOp::Std}, a, stream);
       });
   }
   throw std::invalid_argument("reduce: unknown op");

@@ -15,8 +15,8 @@ enum class ReduceOp : int8_t {
   Min,     // amin
   ArgMax,  // index of the first maximum (the first NaN wins); values optionally
   ArgMin,
-  Var,     // Welford; m2 / max(0, n - correction)
-  Std,     // sqrt(var)
+  Var,     // Welford; m2 / max(0, n - correction); optionally the mean too
+  Std,     // sqrt(var); optionally the mean too
 };
 
 // The input is a dense [outer, size, inner] array (element (o, k, i) at (o * size + k) * inner + i)
@@ -28,6 +28,7 @@ struct ReduceArgs {
   const void* in;
   void* out;         // ArgMax/ArgMin: may be null (indices only)
   int64_t* indices;  // ArgMax/ArgMin only
+  void* means;       // Var/Std: may receive the mean too (var_mean, std_mean), of out_dtype; else null
   int64_t outer, size, inner;
   double correction;  // Var/Std
   void* workspace;    // reduce_workspace_bytes(...) bytes, or null when that is 0
