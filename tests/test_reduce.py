@@ -13,7 +13,7 @@ import torch
 
 import torch_foo
 
-REDUCTIONS = ("sum", "mean", "amax", "amin", "max", "min", "argmax", "argmin", "var", "std")
+REDUCTIONS = ("sum", "mean", "amax", "amin", "max", "min", "argmax", "argmin", "var", "std", "var_mean", "std_mean")
 
 
 @pytest.fixture(autouse=True)
@@ -51,6 +51,7 @@ def test_long_rows_split_across_blocks():
         same(lambda t: getattr(torch, op)(t, 1), x)
     same(lambda t: torch.max(t, 1), x)
     same(lambda t: torch.argmin(t, 1, keepdim=True), x)
+    same(lambda t: torch.var_mean(t, 1), x)
 
 
 def test_more_outputs_than_the_grid():
@@ -72,6 +73,7 @@ def test_column_kernel_leading_and_middle_dims():
     y = torch.randn(3, 2_500, 50, dtype=torch.float64)
     same(lambda t: t.sum(1), y)
     same(lambda t: t.std(1, keepdim=True), y)
+    same(lambda t: torch.std_mean(t, 1), y)
     # Transposed: the reduced dim is the leading one in memory, no copy.
     same(lambda t: t.sum(1), torch.rand(64, 3_000).t())
 
