@@ -26,26 +26,10 @@
 #include "kernels/kernel.h"
 #include "kernels/reduce_plan.h"
 
-// The barrier-free sim emulation (before the cooperative one lands) cannot run threads that
-// synchronise: there, every block has a single thread, so shuffles and barriers are no-ops.
-#if !defined(__CUDACC__) && !defined(FOO_DYNAMIC_SHARED)
-#define FOO_REDUCE_SERIAL 1
-#define __shared__ static thread_local
-inline void __syncthreads() {}
-template <typename T>
-T __shfl_down_sync(unsigned, T v, int, int = 32) { return v; }
-#else
-#define FOO_REDUCE_SERIAL 0
-#endif
-
 namespace foo::kernels::FOO_TARGET {
 namespace {
 
-#if FOO_REDUCE_SERIAL
-constexpr int kWarp = 1;
-#else
 constexpr int kWarp = 32;
-#endif
 constexpr unsigned kFullMask = 0xffffffffu;
 
 // ---------------------------------------------------------------------------------------------
@@ -358,25 +342,19 @@ void run(const char* name, const Ops& ops, const ReduceArgs& a, Stream stream) {
   const ReducePlan p = plan_reduction(a.outer, a.size, a.inner);
   auto* partials = static_cast<acc_t*>(a.workspace);
   if (p.splits > 1 && partials == nullptr) throw std::invalid_argument(std::string(name) + ": no workspace");
-#if FOO_REDUCE_SERIAL
-  const dim3 threads(1), column_threads(1, 1);
-  const int64_t warp_blocks = outputs, blocks = outputs * p.splits;
-#else
   const dim3 threads(kReduceThreads), column_threads(kColumnWidth, kColumnHeight);
   const int64_t warp_blocks = (outputs + kReduceThreads / kWarp - 1) / (kReduceThreads / kWarp);
-  const int64_t blocks = p.blocks;
-#endif
   switch (p.kernel) {
     case ReduceKernel::Warp:
       launch(name, reduce_warp_kernel<Ops>, grid_of(warp_blocks), threads, 0, stream, ops, in, a.outer, a.size,
              a.inner);
       break;
     case ReduceKernel::Block:
-      launch(name, reduce_block_kernel<Ops>, grid_of(blocks), threads, 0, stream, ops, in, a.outer, a.size, a.inner,
+      launch(name, reduce_block_kernel<Ops>, grid_of(p.blocks), threads, 0, stream, ops, in, a.outer, a.size, a.inner,
              p.splits, partials);
       break;
     case ReduceKernel::Column:
-      launch(name, reduce_column_kernel<Ops>, grid_of(blocks), column_threads, 0, stream, ops, in, a.outer, a.size,
+      launch(name, reduce_column_kernel<Ops>, grid_of(p.blocks), column_threads, 0, stream, ops, in, a.outer, a.size,
              a.inner, p.splits, partials);
       break;
   }
