@@ -624,6 +624,252 @@ at::Tensor wrapper_dot(const at::Tensor & self, const at::Tensor & tensor) {
   return out;
 }
 
+at::Tensor & wrapper_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::sum.IntList_out", "self", self, common_device_, false);
+  check_device("aten::sum.IntList_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::sum_out(self, dim, keepdim, dtype, out);
+}
+
+at::Tensor wrapper_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::sum.dim_IntList", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::sum_out(self, dim, keepdim, dtype, out);
+  return out;
+}
+
+at::Tensor & wrapper_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::mean.out", "self", self, common_device_, false);
+  check_device("aten::mean.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::mean_out(self, dim, keepdim, dtype, out);
+}
+
+at::Tensor wrapper_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::mean.dim", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::mean_out(self, dim, keepdim, dtype, out);
+  return out;
+}
+
+at::Tensor & wrapper_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool keepdim, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::amax.out", "self", self, common_device_, false);
+  check_device("aten::amax.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::amax_out(self, dim, keepdim, out);
+}
+
+at::Tensor wrapper_amax(const at::Tensor & self, at::IntArrayRef dim, bool keepdim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::amax", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::amax_out(self, dim, keepdim, out);
+  return out;
+}
+
+at::Tensor & wrapper_amin_out(const at::Tensor & self, at::IntArrayRef dim, bool keepdim, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::amin.out", "self", self, common_device_, false);
+  check_device("aten::amin.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::amin_out(self, dim, keepdim, out);
+}
+
+at::Tensor wrapper_amin(const at::Tensor & self, at::IntArrayRef dim, bool keepdim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::amin", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::amin_out(self, dim, keepdim, out);
+  return out;
+}
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_max_dim_max(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & max, at::Tensor & max_values) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::max.dim_max", "self", self, common_device_, false);
+  check_device("aten::max.dim_max", "max", max, common_device_, false);
+  check_device("aten::max.dim_max", "max_values", max_values, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::max_dim_out(self, dim, keepdim, max, max_values);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_max_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::max.dim", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor max;  // undefined: the out kernel allocates it
+  at::Tensor max_values;  // undefined: the out kernel allocates it
+  foo::native::max_dim_out(self, dim, keepdim, max, max_values);
+  return ::std::tuple<at::Tensor,at::Tensor>(max, max_values);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_min_dim_min(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & min, at::Tensor & min_indices) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::min.dim_min", "self", self, common_device_, false);
+  check_device("aten::min.dim_min", "min", min, common_device_, false);
+  check_device("aten::min.dim_min", "min_indices", min_indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::min_dim_out(self, dim, keepdim, min, min_indices);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_min_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::min.dim", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor min;  // undefined: the out kernel allocates it
+  at::Tensor min_indices;  // undefined: the out kernel allocates it
+  foo::native::min_dim_out(self, dim, keepdim, min, min_indices);
+  return ::std::tuple<at::Tensor,at::Tensor>(min, min_indices);
+}
+
+at::Tensor & wrapper_max_unary_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::max.unary_out", "self", self, common_device_, false);
+  check_device("aten::max.unary_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::max_unary_out(self, out);
+}
+
+at::Tensor wrapper_max(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::max", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::max_unary_out(self, out);
+  return out;
+}
+
+at::Tensor & wrapper_min_unary_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::min.unary_out", "self", self, common_device_, false);
+  check_device("aten::min.unary_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::min_unary_out(self, out);
+}
+
+at::Tensor wrapper_min(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::min", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::min_unary_out(self, out);
+  return out;
+}
+
+at::Tensor & wrapper_argmax_out(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::argmax.out", "self", self, common_device_, false);
+  check_device("aten::argmax.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::argmax_out(self, dim, keepdim, out);
+}
+
+at::Tensor wrapper_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::argmax", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::argmax_out(self, dim, keepdim, out);
+  return out;
+}
+
+at::Tensor & wrapper_argmin_out(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::argmin.out", "self", self, common_device_, false);
+  check_device("aten::argmin.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::argmin_out(self, dim, keepdim, out);
+}
+
+at::Tensor wrapper_argmin(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::argmin", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::argmin_out(self, dim, keepdim, out);
+  return out;
+}
+
+at::Tensor & wrapper_var_correction_out(const at::Tensor & self, at::OptionalIntArrayRef dim, const ::std::optional<at::Scalar> & correction, bool keepdim, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::var.correction_out", "self", self, common_device_, false);
+  check_device("aten::var.correction_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::var_out(self, dim, correction, keepdim, out);
+}
+
+at::Tensor wrapper_var_correction(const at::Tensor & self, at::OptionalIntArrayRef dim, const ::std::optional<at::Scalar> & correction, bool keepdim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::var.correction", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::var_out(self, dim, correction, keepdim, out);
+  return out;
+}
+
+at::Tensor & wrapper_std_correction_out(const at::Tensor & self, at::OptionalIntArrayRef dim, const ::std::optional<at::Scalar> & correction, bool keepdim, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::std.correction_out", "self", self, common_device_, false);
+  check_device("aten::std.correction_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::std_out(self, dim, correction, keepdim, out);
+}
+
+at::Tensor wrapper_std_correction(const at::Tensor & self, at::OptionalIntArrayRef dim, const ::std::optional<at::Scalar> & correction, bool keepdim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::std.correction", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::std_out(self, dim, correction, keepdim, out);
+  return out;
+}
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_var_mean_correction_out(const at::Tensor & self, at::OptionalIntArrayRef dim, const ::std::optional<at::Scalar> & correction, bool keepdim, at::Tensor & out0, at::Tensor & out1) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::var_mean.correction_out", "self", self, common_device_, false);
+  check_device("aten::var_mean.correction_out", "out0", out0, common_device_, false);
+  check_device("aten::var_mean.correction_out", "out1", out1, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::var_mean_out(self, dim, correction, keepdim, out0, out1);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_var_mean_correction(const at::Tensor & self, at::OptionalIntArrayRef dim, const ::std::optional<at::Scalar> & correction, bool keepdim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::var_mean.correction", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out0;  // undefined: the out kernel allocates it
+  at::Tensor out1;  // undefined: the out kernel allocates it
+  foo::native::var_mean_out(self, dim, correction, keepdim, out0, out1);
+  return ::std::tuple<at::Tensor,at::Tensor>(out0, out1);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_std_mean_correction_out(const at::Tensor & self, at::OptionalIntArrayRef dim, const ::std::optional<at::Scalar> & correction, bool keepdim, at::Tensor & out0, at::Tensor & out1) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::std_mean.correction_out", "self", self, common_device_, false);
+  check_device("aten::std_mean.correction_out", "out0", out0, common_device_, false);
+  check_device("aten::std_mean.correction_out", "out1", out1, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::std_mean_out(self, dim, correction, keepdim, out0, out1);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_std_mean_correction(const at::Tensor & self, at::OptionalIntArrayRef dim, const ::std::optional<at::Scalar> & correction, bool keepdim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::std_mean.correction", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out0;  // undefined: the out kernel allocates it
+  at::Tensor out1;  // undefined: the out kernel allocates it
+  foo::native::std_mean_out(self, dim, correction, keepdim, out0, out1);
+  return ::std::tuple<at::Tensor,at::Tensor>(out0, out1);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -695,4 +941,32 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("addmv_", TORCH_FN(wrapper_addmv_));
   m.impl("dot.out", TORCH_FN(wrapper_dot_out));
   m.impl("dot", TORCH_FN(wrapper_dot));
+  m.impl("sum.IntList_out", TORCH_FN(wrapper_sum_IntList_out));
+  m.impl("sum.dim_IntList", TORCH_FN(wrapper_sum_dim_IntList));
+  m.impl("mean.out", TORCH_FN(wrapper_mean_out));
+  m.impl("mean.dim", TORCH_FN(wrapper_mean_dim));
+  m.impl("amax.out", TORCH_FN(wrapper_amax_out));
+  m.impl("amax", TORCH_FN(wrapper_amax));
+  m.impl("amin.out", TORCH_FN(wrapper_amin_out));
+  m.impl("amin", TORCH_FN(wrapper_amin));
+  m.impl("max.dim_max", TORCH_FN(wrapper_max_dim_max));
+  m.impl("max.dim", TORCH_FN(wrapper_max_dim));
+  m.impl("min.dim_min", TORCH_FN(wrapper_min_dim_min));
+  m.impl("min.dim", TORCH_FN(wrapper_min_dim));
+  m.impl("max.unary_out", TORCH_FN(wrapper_max_unary_out));
+  m.impl("max", TORCH_FN(wrapper_max));
+  m.impl("min.unary_out", TORCH_FN(wrapper_min_unary_out));
+  m.impl("min", TORCH_FN(wrapper_min));
+  m.impl("argmax.out", TORCH_FN(wrapper_argmax_out));
+  m.impl("argmax", TORCH_FN(wrapper_argmax));
+  m.impl("argmin.out", TORCH_FN(wrapper_argmin_out));
+  m.impl("argmin", TORCH_FN(wrapper_argmin));
+  m.impl("var.correction_out", TORCH_FN(wrapper_var_correction_out));
+  m.impl("var.correction", TORCH_FN(wrapper_var_correction));
+  m.impl("std.correction_out", TORCH_FN(wrapper_std_correction_out));
+  m.impl("std.correction", TORCH_FN(wrapper_std_correction));
+  m.impl("var_mean.correction_out", TORCH_FN(wrapper_var_mean_correction_out));
+  m.impl("var_mean.correction", TORCH_FN(wrapper_var_mean_correction));
+  m.impl("std_mean.correction_out", TORCH_FN(wrapper_std_mean_correction_out));
+  m.impl("std_mean.correction", TORCH_FN(wrapper_std_mean_correction));
 }

@@ -1,0 +1,443 @@
+// Reductions: sum, mean, amax/amin, max/min (over a dim, and over everything), argmax/argmin,
+// var/std, var_mean/std_mean. Each op checks its arguments and computes its output's shape and dtype as the CPU
+// does, then reduce_into() lays the input out as the dense [outer, size, inner] array the
+// launcher (kernels/reduce.cu) reduces over `size` — without a copy when the tensor's memory
+// already has that form (any contiguous or permuted-contiguous tensor whose reduced dims are
+// adjacent in memory) — and the kernel writes the output.
+#include <ATen/ATen.h>
+#include <ATen/native/ReduceOpsUtils.h>
+#include <ATen/native/Resize.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "FooNativeFunctions.h"
+#include "kernels/reduce.h"
+#include "runtime/stream.h"
+
+namespace foo::native {
+namespace {
+
+using at::native::DimMask;
+using foo::kernels::ReduceOp;
+
+static_assert(static_cast<int>(foo::kernels::DType::BFloat16) == static_cast<int>(at::kBFloat16) &&
+              static_cast<int>(foo::kernels::DType::Bool) == static_cast<int>(at::kBool) &&
+              static_cast<int>(foo::kernels::DType::Float16) == static_cast<int>(at::kHalf));
+
+foo::kernels::DType kernel_dtype(at::ScalarType t) { return static_cast<foo::kernels::DType>(t); }
+
+bool has_kernel_dtype(at::ScalarType t) {
+  switch (t) {
+    case at::kByte: case at::kChar: case at::kShort: case at::kInt: case at::kLong:
+    case at::kHalf: case at::kFloat: case at::kDouble: case at::kBool: case at::kBFloat16:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void check_kernel_dtype(const char* op, at::ScalarType t) {
+  TORCH_CHECK(has_kernel_dtype(t), op, ": foo has no reduction kernel for dtype ", t);
+}
+
+bool is_reduced(const DimMask& mask, int64_t d) { return mask[static_cast<size_t>(d)]; }
+
+// The output of a reduction: allocated when the functional overload left it undefined, else
+// checked (dtype, as structured kernels do) and resized.
+void prepare_output(at::Tensor& out, const at::Tensor& self, at::IntArrayRef shape, at::ScalarType dtype) {
+  if (!out.defined()) {
+    out = at::empty(shape, self.options().dtype(dtype));
+    return;
+  }
+  TORCH_CHECK(out.scalar_type() == dtype, "Expected out tensor to have dtype ", c10::scalarTypeToTypeMeta(dtype),
+              ", but got ", out.dtype(), " instead");
+  at::native::resize_output(out, shape);
+}
+
+// How the kernel sees the input: `input`'s memory is a dense [outer, size, inner] array, reduced
+// over `size`. Output element o * inner + i belongs to the kept dims `out_order` (logical dim
+// indices, size > 1, outermost in memory first).
+struct Layout {
+  at::Tensor input;
+  int64_t outer = 1, size = 1, inner = 1;
+  std::vector<int64_t> out_order;
+};
+
+// `logical_index`: the reduced elements must be numbered in logical (row-major) order, as
+// argmax's indices are.
+Layout plan_layout(const at::Tensor& self, const DimMask& mask, bool logical_index) {
+  const int64_t nd = self.dim();
+  Layout l;
+  if (self.numel() == 0) {  // nothing is read: only the shape matters
+    l.input = self;
+    for (int64_t d = 0; d < nd; ++d) {
+      if (is_reduced(mask, d)) {
+        l.size *= self.size(d);
+      } else {
+        l.outer *= self.size(d);
+        if (self.size(d) != 1) l.out_order.push_back(d);
+      }
+    }
+    return l;
+  }
+  // The dims that matter (size 1 does not), outermost in memory first.
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < nd; ++d) {
+    if (self.size(d) != 1) dims.push_back(d);
+  }
+  std::stable_sort(dims.begin(), dims.end(), [&](int64_t a, int64_t b) { return self.stride(a) > self.stride(b); });
+  bool dense = true;
+  int64_t expected = 1;
+  for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
+    if (self.stride(*it) != expected) {
+      dense = false;
+      break;
+    }
+    expected *= self.size(*it);
+  }
+  if (dense) {
+    int runs = 0;
+    bool previous = false, ordered = true;
+    int64_t last = -1;
+    for (const int64_t d : dims) {
+      const bool r = is_reduced(mask, d);
+      if (r && !previous) ++runs;
+      if (r) {
+        ordered = ordered && d > last;
+        last = d;
+      }
+      previous = r;
+    }
+    if (runs <= 1 && (ordered || !logical_index)) {
+      // Kept dims before the reduced run are `outer`, after it `inner` (all `inner` when
+      // nothing is reduced: the column kernel then reads coalesced).
+      bool after = runs == 0;
+      l.input = self;
+      for (const int64_t d : dims) {
+        if (is_reduced(mask, d)) {
+          l.size *= self.size(d);
+          after = true;
+        } else {
+          (after ? l.inner : l.outer) *= self.size(d);
+          l.out_order.push_back(d);
+        }
+      }
+      return l;
+    }
+  }
+  // Otherwise (overlapping or gapped memory, or reduced dims apart): kept dims first, reduced
+  // last, made contiguous.
+  std::vector<int64_t> perm;
+  for (int64_t d = 0; d < nd; ++d) {
+    if (!is_reduced(mask, d)) {
+      perm.push_back(d);
+      l.outer *= self.size(d);
+      if (self.size(d) != 1) l.out_order.push_back(d);
+    }
+  }
+  for (int64_t d = 0; d < nd; ++d) {
+    if (is_reduced(mask, d)) {
+      perm.push_back(d);
+      l.size *= self.size(d);
+    }
+  }
+  l.input = self.permute(perm).contiguous();
+  return l;
+}
+
+// The tensors a reduction writes (null: not wanted), already shaped (keepdim or not).
+struct Outputs {
+  at::Tensor* values = nullptr;   // sum, mean, amax, ..., max.dim's values, var/std
+  at::Tensor* indices = nullptr;  // argmax/argmin, max.dim/min.dim
+  at::Tensor* means = nullptr;    // var_mean/std_mean
+};
+
+// Runs `op` over the dims of `mask` into `outs`. `self` has the kernel's input dtype.
+void reduce_into(ReduceOp op, const at::Tensor& self, const DimMask& mask, bool keepdim, Outputs outs,
+                 double correction = 0.0) {
+  const Layout l = plan_layout(self, mask, outs.indices != nullptr);
+  const int64_t outputs = l.outer * l.inner;
+  if (outputs == 0) return;
+  // The kernel writes outputs flat, in out_order: straight into a contiguous output when that
+  // is the logical order, else into a buffer scattered afterwards.
+  const bool in_order = std::is_sorted(l.out_order.begin(), l.out_order.end());
+  auto target = [&](at::Tensor* t) -> at::Tensor {
+    if (t == nullptr) return {};
+    return in_order && t->is_contiguous() ? *t : at::empty({outputs}, t->options());
+  };
+  const at::Tensor value_buf = target(outs.values), index_buf = target(outs.indices), mean_buf = target(outs.means);
+
+  const int64_t workspace_bytes = foo::kernels::reduce_workspace_bytes(l.outer, l.size, l.inner);
+  at::Tensor workspace;
+  if (workspace_bytes > 0) workspace = at::empty({workspace_bytes}, self.options().dtype(at::kByte));
+
+  foo::kernels::ReduceArgs args{};
+  args.op = op;
+  args.in_dtype = kernel_dtype(l.input.scalar_type());
+  args.out_dtype = value_buf.defined() ? kernel_dtype(value_buf.scalar_type()) : args.in_dtype;
+  args.in = l.input.const_data_ptr();
+  args.out = value_buf.defined() ? value_buf.mutable_data_ptr() : nullptr;
+  args.indices = index_buf.defined() ? index_buf.mutable_data_ptr<int64_t>() : nullptr;
+  args.means = mean_buf.defined() ? mean_buf.mutable_data_ptr() : nullptr;
+  args.outer = l.outer;
+  args.size = l.size;
+  args.inner = l.inner;
+  args.correction = correction;
+  args.workspace = workspace.defined() ? workspace.mutable_data_ptr() : nullptr;
+  FOO_CALL_KERNEL(reduce, foo::runtime::current_native_stream(self.device().index()), args);
+
+  auto scatter = [&](at::Tensor* t, const at::Tensor& buf) {
+    if (t == nullptr || buf.is_same(*t)) return;
+    const int64_t nd = self.dim();
+    std::vector<int64_t> dim_stride(static_cast<size_t>(nd), 0);
+    int64_t s = 1;
+    for (auto it = l.out_order.rbegin(); it != l.out_order.rend(); ++it) {
+      dim_stride[*it] = s;
+      s *= self.size(*it);
+    }
+    std::vector<int64_t> strides;
+    for (int64_t d = 0; d < nd; ++d) {
+      if (!is_reduced(mask, d)) strides.push_back(dim_stride[d]);
+      else if (keepdim) strides.push_back(0);
+    }
+    t->copy_(buf.as_strided(t->sizes(), strides));
+  };
+  scatter(outs.values, value_buf);
+  scatter(outs.indices, index_buf);
+  scatter(outs.means, mean_buf);
+}
+
+DimMask all_dims(const at::Tensor& self) { return at::native::make_dim_mask(std::nullopt, self.dim()); }
+
+DimMask one_dim(const at::Tensor& self, int64_t dim) {
+  return at::native::make_dim_mask(at::IntArrayRef(dim), self.dim());
+}
+
+// The kernel's (input, output) dtype pairs of sum and mean besides equal dtypes.
+bool native_sum_pair(at::ScalarType in, at::ScalarType out, bool mean) {
+  if (in == out) return true;
+  if (!mean && out == at::kLong && at::isIntegralType(in, /*includeBool=*/true)) return true;
+  return out == at::kFloat && (in == at::kHalf || in == at::kBFloat16);
+}
+
+std::tuple<at::Tensor&, at::Tensor&> minmax_dim(const char* name, ReduceOp op, const at::Tensor& self, int64_t dim,
+                                                bool keepdim, at::Tensor& values, at::Tensor& indices) {
+  check_kernel_dtype(name, self.scalar_type());
+  dim = at::maybe_wrap_dim(dim, self.dim());
+  at::native::zero_numel_check_dims(self, dim, name);
+  const DimMask mask = one_dim(self, dim);
+  const auto shape = at::native::shape_from_dim_mask(self, mask, keepdim);
+  prepare_output(values, self, shape, self.scalar_type());
+  prepare_output(indices, self, shape, at::kLong);
+  reduce_into(op, self, mask, keepdim, {&values, &indices});
+  return {values, indices};
+}
+
+at::Tensor& arg_extreme(const char* name, ReduceOp op, const at::Tensor& self, std::optional<int64_t> dim,
+                        bool keepdim, at::Tensor& out) {
+  TORCH_CHECK(self.scalar_type() != at::kBool, name, ": does not support bool input");
+  check_kernel_dtype(name, self.scalar_type());
+  DimMask mask;
+  if (dim.has_value()) {
+    const int64_t wrapped = at::maybe_wrap_dim(*dim, self.dim());
+    at::native::zero_numel_check_dims(self, wrapped, name);
+    mask = one_dim(self, wrapped);
+  } else {
+    TORCH_CHECK_INDEX(self.numel() != 0, name, ": Expected reduction dim to be specified for input.numel() == 0.");
+    mask = all_dims(self);
+  }
+  prepare_output(out, self, at::native::shape_from_dim_mask(self, mask, keepdim), at::kLong);
+  reduce_into(op, self, mask, keepdim, {nullptr, &out});
+  return out;
+}
+
+at::Tensor& extreme_values(const char* name, ReduceOp op, const at::Tensor& self, at::IntArrayRef dim, bool keepdim,
+                           at::Tensor& out) {
+  if (out.defined()) {
+    TORCH_CHECK(self.scalar_type() == out.scalar_type(), "Expected the dtype for input and out to match, but got ",
+                self.scalar_type(), " for input's dtype and ", out.scalar_type(), " for out's dtype.");
+  }
+  check_kernel_dtype(name, self.scalar_type());
+  if (self.numel() == 0) at::native::zero_numel_check_dims(self, dim, name);
+  const DimMask mask = at::native::make_dim_mask(dim, self.dim());
+  prepare_output(out, self, at::native::shape_from_dim_mask(self, mask, keepdim), self.scalar_type());
+  reduce_into(op, self, mask, keepdim, {&out});
+  return out;
+}
+
+at::Tensor& extreme_all(const char* name, ReduceOp op, const at::Tensor& self, at::Tensor& out) {
+  check_kernel_dtype(name, self.scalar_type());
+  if (!out.defined()) {
+    // The functional max()/min() refuse an empty input; the out= form (as on the CPU) does not,
+    // and yields the identity (-inf for max).
+    TORCH_CHECK(self.numel() > 0, name,
+                ": Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with "
+                "the 'dim' argument.");
+    out = at::empty({}, self.options());
+  } else {
+    TORCH_CHECK(at::canCast(self.scalar_type(), out.scalar_type()), name, ": result type ", self.scalar_type(),
+                " can't be cast to the desired output type ", out.scalar_type());
+    at::native::resize_output(out, {});
+  }
+  at::Tensor result = out.scalar_type() == self.scalar_type() ? out : at::empty({}, self.options());
+  reduce_into(op, self, all_dims(self), false, {&result});
+  if (!result.is_same(out)) {
+    // The CPU fills `out` with the value as a Scalar: out of the dtype's range is an error.
+    const at::Scalar value = result.item();
+    AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, out.scalar_type(), "max_all",
+                               [&] { (void)value.to<scalar_t>(); });
+    out.copy_(result);
+  }
+  return out;
+}
+
+void warn_degrees_of_freedom(const char* name, const at::Tensor& self, const at::Tensor& out, double correction) {
+  const int64_t reduced = out.numel() == 0 ? 0 : self.numel() / out.numel();
+  if (static_cast<double>(reduced) - correction <= 0) {
+    TORCH_WARN(name, "(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
+               "(input numel divided by output numel).");
+  }
+}
+
+void check_var_dtype(const char* name, const at::Tensor& self) {
+  TORCH_CHECK(at::isFloatingType(self.scalar_type()) || at::isComplexType(self.scalar_type()),
+              "std and var only support floating point and complex dtypes");
+  check_kernel_dtype(name, self.scalar_type());
+}
+
+std::tuple<at::Tensor&, at::Tensor&> var_std_mean(const char* name, bool take_sqrt, const at::Tensor& self,
+                                                  at::OptionalIntArrayRef dim,
+                                                  const std::optional<at::Scalar>& correction, bool keepdim,
+                                                  at::Tensor& var, at::Tensor& mean) {
+  check_var_dtype(name, self);
+  const double c = correction.value_or(1).toDouble();
+  const DimMask mask = at::native::make_dim_mask(dim, self.dim());
+  const auto shape = at::native::shape_from_dim_mask(self, mask, keepdim);
+  prepare_output(var, self, shape, self.scalar_type());
+  prepare_output(mean, self, shape, self.scalar_type());
+  warn_degrees_of_freedom(name, self, var, c);
+  reduce_into(take_sqrt ? ReduceOp::Std : ReduceOp::Var, self, mask, keepdim, {&var, nullptr, &mean}, c);
+  return {var, mean};
+}
+
+at::Tensor& var_std(const char* name, bool take_sqrt, const at::Tensor& self, at::OptionalIntArrayRef dim,
+                    const std::optional<at::Scalar>& correction, bool keepdim, at::Tensor& out) {
+  check_var_dtype(name, self);
+  const double c = correction.value_or(1).toDouble();
+  if (!out.defined()) out = at::empty({0}, self.options());
+  const DimMask mask = at::native::make_dim_mask(dim, self.dim());
+  at::native::resize_output(out, at::native::shape_from_dim_mask(self, mask, keepdim));
+  TORCH_CHECK(at::canCast(self.scalar_type(), out.scalar_type()), "result type ", self.scalar_type(),
+              " can't be cast to the desired output type ", out.scalar_type());
+  check_kernel_dtype(name, out.scalar_type());
+  warn_degrees_of_freedom(name, self, out, c);
+  // The CPU computes in the output's dtype.
+  const at::Tensor input = self.scalar_type() == out.scalar_type() ? self : self.to(out.scalar_type());
+  reduce_into(take_sqrt ? ReduceOp::Std : ReduceOp::Var, input, mask, keepdim, {&out}, c);
+  return out;
+}
+
+}  // namespace
+
+at::Tensor& sum_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                    std::optional<at::ScalarType> dtype, at::Tensor& out) {
+  const at::ScalarType out_dtype =
+      out.defined() ? dtype.value_or(out.scalar_type()) : at::native::get_dtype_from_self(self, dtype, true);
+  check_kernel_dtype("sum", self.scalar_type());
+  check_kernel_dtype("sum", out_dtype);
+  const DimMask mask = at::native::make_dim_mask(dim, self.dim());
+  prepare_output(out, self, at::native::shape_from_dim_mask(self, mask, keepdim), out_dtype);
+  // The CPU casts the input to the output dtype and sums that.
+  const at::Tensor input = native_sum_pair(self.scalar_type(), out_dtype, false) ? self : self.to(out_dtype);
+  reduce_into(ReduceOp::Sum, input, mask, keepdim, {&out});
+  return out;
+}
+
+at::Tensor& mean_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                     std::optional<at::ScalarType> dtype, at::Tensor& out) {
+  const at::ScalarType in_dtype = at::native::get_dtype_from_self(self, dtype, true);
+  if (!at::isFloatingType(in_dtype) && !at::isComplexType(in_dtype)) {
+    TORCH_CHECK(false, "mean(): could not infer output dtype. ", dtype.has_value() ? "Optional" : "Input",
+                " dtype must be either a floating point or complex dtype. Got: ",
+                dtype.has_value() ? *dtype : self.scalar_type());
+  }
+  const at::ScalarType out_dtype = out.defined() ? dtype.value_or(out.scalar_type()) : in_dtype;
+  check_kernel_dtype("mean", self.scalar_type());
+  TORCH_CHECK(at::isFloatingType(out_dtype) || at::isComplexType(out_dtype), "result type ", in_dtype,
+              " can't be cast to the desired output type ", out_dtype);
+  check_kernel_dtype("mean", out_dtype);
+  const DimMask mask = at::native::make_dim_mask(dim, self.dim());
+  prepare_output(out, self, at::native::shape_from_dim_mask(self, mask, keepdim), out_dtype);
+  // As the CPU: a 16-bit float mean is a float32 sum divided in float32 (the kernel does that
+  // for half -> half); otherwise the input is cast to the output dtype first.
+  const bool low = out_dtype == at::kHalf || out_dtype == at::kBFloat16;
+  const at::ScalarType compute = low && self.scalar_type() != out_dtype ? at::kFloat : out_dtype;
+  const at::Tensor input = native_sum_pair(self.scalar_type(), compute, true) ? self : self.to(compute);
+  if (compute == out_dtype) {
+    reduce_into(ReduceOp::Mean, input, mask, keepdim, {&out});
+  } else {
+    at::Tensor result = at::empty(out.sizes(), out.options().dtype(compute));
+    reduce_into(ReduceOp::Mean, input, mask, keepdim, {&result});
+    out.copy_(result);
+  }
+  return out;
+}
+
+at::Tensor& amax_out(const at::Tensor& self, at::IntArrayRef dim, bool keepdim, at::Tensor& out) {
+  return extreme_values("amax()", ReduceOp::Max, self, dim, keepdim, out);
+}
+
+at::Tensor& amin_out(const at::Tensor& self, at::IntArrayRef dim, bool keepdim, at::Tensor& out) {
+  return extreme_values("amin()", ReduceOp::Min, self, dim, keepdim, out);
+}
+
+std::tuple<at::Tensor&, at::Tensor&> max_dim_out(const at::Tensor& self, int64_t dim, bool keepdim, at::Tensor& max,
+                                                 at::Tensor& max_values) {
+  return minmax_dim("max()", ReduceOp::ArgMax, self, dim, keepdim, max, max_values);
+}
+
+std::tuple<at::Tensor&, at::Tensor&> min_dim_out(const at::Tensor& self, int64_t dim, bool keepdim, at::Tensor& min,
+                                                 at::Tensor& min_indices) {
+  return minmax_dim("min()", ReduceOp::ArgMin, self, dim, keepdim, min, min_indices);
+}
+
+at::Tensor& max_unary_out(const at::Tensor& self, at::Tensor& out) {
+  return extreme_all("max()", ReduceOp::Max, self, out);
+}
+
+at::Tensor& min_unary_out(const at::Tensor& self, at::Tensor& out) {
+  return extreme_all("min()", ReduceOp::Min, self, out);
+}
+
+at::Tensor& argmax_out(const at::Tensor& self, std::optional<int64_t> dim, bool keepdim, at::Tensor& out) {
+  return arg_extreme("argmax()", ReduceOp::ArgMax, self, dim, keepdim, out);
+}
+
+at::Tensor& argmin_out(const at::Tensor& self, std::optional<int64_t> dim, bool keepdim, at::Tensor& out) {
+  return arg_extreme("argmin()", ReduceOp::ArgMin, self, dim, keepdim, out);
+}
+
+at::Tensor& var_out(const at::Tensor& self, at::OptionalIntArrayRef dim, const std::optional<at::Scalar>& correction,
+                    bool keepdim, at::Tensor& out) {
+  return var_std("var", false, self, dim, correction, keepdim, out);
+}
+
+at::Tensor& std_out(const at::Tensor& self, at::OptionalIntArrayRef dim, const std::optional<at::Scalar>& correction,
+                    bool keepdim, at::Tensor& out) {
+  return var_std("std", true, self, dim, correction, keepdim, out);
+}
+
+std::tuple<at::Tensor&, at::Tensor&> var_mean_out(const at::Tensor& self, at::OptionalIntArrayRef dim,
+                                                  const std::optional<at::Scalar>& correction, bool keepdim,
+                                                  at::Tensor& out0, at::Tensor& out1) {
+  return var_std_mean("var_mean", false, self, dim, correction, keepdim, out0, out1);
+}
+
+std::tuple<at::Tensor&, at::Tensor&> std_mean_out(const at::Tensor& self, at::OptionalIntArrayRef dim,
+                                                  const std::optional<at::Scalar>& correction, bool keepdim,
+                                                  at::Tensor& out0, at::Tensor& out1) {
+  return var_std_mean("std_mean", true, self, dim, correction, keepdim, out0, out1);
+}
+
+}  // namespace foo::native

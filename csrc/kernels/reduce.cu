@@ -1,0 +1,439 @@
+// The reduction launcher: one set of kernels, generic over a reduction "ops" functor, shared by
+// sum, mean, amax/amin, max/min (values and indices), argmax/argmin, var and std.
+//
+// The input is a dense [outer, size, inner] array reduced over `size` (reduce_plan.h); csrc/aten
+// gets it there without a copy whenever the tensor's memory allows. Kernels (plan_reduction picks):
+//   Warp   one warp per output (size <= kWarpMaxSize): lanes stride the reduction, shuffles combine.
+//   Block  one block per output, or per chunk of it when the reduction is long: threads stride,
+//          warp shuffles, then shared memory across warps (__syncthreads).
+//   Column inner >= kColumnMinInner (reducing a leading dim): a block covers 32 adjacent outputs
+//          (coalesced loads), its 8 rows of threads split `size`, shared memory combines them.
+// A split reduction writes one partial accumulator per chunk to the workspace, and a Warp pass
+// over those partials (PartialOps) finishes it. Every kernel is a grid-stride loop, so any number
+// of outputs fits the grid cap. Each thread folds its elements into 4 interleaved accumulators:
+// with the splitting this keeps float sums trees of short sequential sums (precision).
+//
+// An ops functor has in_t, acc_t and
+//   acc_t identity(); acc_t reduce(acc_t, in_t, int64_t index); acc_t combine(acc_t, acc_t);
+//   void write(int64_t output, acc_t)   (projects: mean divides, std takes the root, ...)
+// combine must not depend on argument order beyond what it decides itself (argmax breaks ties
+// by index), since shuffles and chunks combine in tree order.
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "kernels/dtype.h"
+#include "kernels/kernel.h"
+#include "kernels/reduce_plan.h"
+
+namespace foo::kernels::FOO_TARGET {
+namespace {
+
+constexpr int kWarp = 32;
+constexpr unsigned kFullMask = 0xffffffffu;
+
+// ---------------------------------------------------------------------------------------------
+// Warp shuffles of accumulators
+// ---------------------------------------------------------------------------------------------
+
+template <typename T>
+__device__ __forceinline__ T shfl_down(T v, int delta) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return __shfl_down_sync(kFullMask, static_cast<int>(v), delta) != 0;
+  } else if constexpr (std::is_integral_v<T> && sizeof(T) < 4) {
+    return static_cast<T>(__shfl_down_sync(kFullMask, static_cast<int>(v), delta));
+  } else if constexpr (std::is_integral_v<T> && sizeof(T) == 8) {
+    return static_cast<T>(__shfl_down_sync(kFullMask, static_cast<long long>(v), delta));
+  } else {
+    return __shfl_down_sync(kFullMask, v, delta);
+  }
+}
+
+template <typename V>
+struct ArgAcc {
+  V value;
+  int64_t index;  // -1: no element yet
+};
+template <typename V>
+__device__ __forceinline__ ArgAcc<V> shfl_down(ArgAcc<V> a, int delta) {
+  return {shfl_down(a.value, delta), shfl_down(a.index, delta)};
+}
+
+template <typename M>
+struct WelfordAcc {
+  M mean;
+  M m2;  // sum of squared deviations from the mean
+  int64_t n;
+};
+template <typename M>
+__device__ __forceinline__ WelfordAcc<M> shfl_down(WelfordAcc<M> a, int delta) {
+  return {shfl_down(a.mean, delta), shfl_down(a.m2, delta), shfl_down(a.n, delta)};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ops
+// ---------------------------------------------------------------------------------------------
+
+// sum / mean: the input is cast to Out, accumulated in Acc (int64 for integral outputs, float for
+// 16-bit floats), and the result cast back to Out, as torch's CPU sum does.
+template <typename In, typename Out, bool kMean>
+struct SumOps {
+  using in_t = In;
+  using acc_t = std::conditional_t<std::is_integral_v<Out>, int64_t, opmath_t<Out>>;
+  Out* out;
+  int64_t size;
+  FOO_HD acc_t identity() const { return acc_t(0); }
+  FOO_HD acc_t reduce(acc_t a, In v, int64_t) const { return a + static_cast<acc_t>(cast<opmath_t<Out>>(v)); }
+  FOO_HD acc_t combine(acc_t a, acc_t b) const { return a + b; }
+  FOO_HD void write(int64_t i, acc_t a) const {
+    if constexpr (kMean) {
+      out[i] = cast<Out>(a / static_cast<acc_t>(size));
+    } else {
+      out[i] = cast<Out>(a);
+    }
+  }
+};
+
+template <typename T>
+FOO_HD bool is_nan(T v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return v != v;
+  } else {
+    return false;
+  }
+}
+
+// amax / amin / max() / min(): NaN propagates.
+template <typename In, bool kMax>
+struct MinMaxOps {
+  using in_t = In;
+  using acc_t = opmath_t<In>;
+  In* out;
+  FOO_HD acc_t identity() const {
+    if constexpr (std::is_floating_point_v<acc_t>) {
+      return kMax ? -std::numeric_limits<acc_t>::infinity() : std::numeric_limits<acc_t>::infinity();
+    } else {
+      return kMax ? std::numeric_limits<acc_t>::lowest() : std::numeric_limits<acc_t>::max();
+    }
+  }
+  FOO_HD acc_t combine(acc_t a, acc_t b) const {
+    if (is_nan(a)) return a;
+    return (kMax ? a > b : a < b) ? a : b;
+  }
+  FOO_HD acc_t reduce(acc_t a, In v, int64_t) const { return combine(a, cast<acc_t>(v)); }
+  FOO_HD void write(int64_t i, acc_t a) const { out[i] = cast<In>(a); }
+};
+
+// argmax / argmin / max.dim / min.dim: the first extreme wins (lowest index), a NaN beats any
+// number (the first NaN), as the CPU kernels decide.
+template <typename In, bool kMax>
+struct ArgOps {
+  using in_t = In;
+  using value_t = opmath_t<In>;
+  using acc_t = ArgAcc<value_t>;
+  In* values;  // may be null: argmax/argmin write indices only
+  int64_t* indices;
+  FOO_HD acc_t identity() const { return {value_t(0), -1}; }
+  FOO_HD acc_t combine(acc_t a, acc_t b) const {
+    if (a.index < 0) return b;
+    if (b.index < 0) return a;
+    const bool a_nan = is_nan(a.value), b_nan = is_nan(b.value);
+    if (a_nan || b_nan) {
+      if (a_nan && b_nan) return a.index < b.index ? a : b;
+      return a_nan ? a : b;
+    }
+    if (kMax ? a.value > b.value : a.value < b.value) return a;
+    if (kMax ? b.value > a.value : b.value < a.value) return b;
+    return a.index < b.index ? a : b;
+  }
+  FOO_HD acc_t reduce(acc_t a, In v, int64_t k) const { return combine(a, acc_t{cast<value_t>(v), k}); }
+  FOO_HD void write(int64_t i, acc_t a) const {
+    if (values != nullptr) values[i] = cast<In>(a.value);
+    indices[i] = a.index;
+  }
+};
+
+// var / std: Welford per thread, Chan's formula to combine; accumulated in double for
+// float32/float64 (as the CPU does) and float for 16-bit floats.
+template <typename In>
+struct VarOps {
+  using in_t = In;
+  using M = std::conditional_t<std::is_same_v<opmath_t<In>, float> && sizeof(In) == 2, float, double>;
+  using acc_t = WelfordAcc<M>;
+  In* out;
+  In* means;  // may be null
+  double correction;
+  bool take_sqrt;
+  FOO_HD acc_t identity() const { return {M(0), M(0), 0}; }
+  FOO_HD acc_t reduce(acc_t a, In v, int64_t) const {
+    const M x = static_cast<M>(cast<opmath_t<In>>(v));
+    const int64_t n = a.n + 1;
+    const M delta = x - a.mean;
+    const M mean = a.mean + delta / static_cast<M>(n);
+    return {mean, a.m2 + delta * (x - mean), n};
+  }
+  FOO_HD acc_t combine(acc_t a, acc_t b) const {
+    if (a.n == 0) return b;
+    if (b.n == 0) return a;
+    const int64_t n = a.n + b.n;
+    const M delta = b.mean - a.mean;
+    const M b_share = static_cast<M>(b.n) / static_cast<M>(n);
+    return {a.mean + delta * b_share, a.m2 + b.m2 + delta * delta * static_cast<M>(a.n) * b_share, n};
+  }
+  FOO_HD void write(int64_t i, acc_t a) const {
+    const M n = static_cast<M>(a.n), c = static_cast<M>(correction);
+    const M divisor = n > c ? n - c : M(0);
+    M var = a.m2 / divisor;
+    if (take_sqrt) {
+      if constexpr (std::is_same_v<M, float>) var = sqrtf(var);
+      else var = sqrt(var);
+    }
+    out[i] = cast<In>(var);
+    if (means != nullptr) means[i] = cast<In>(a.n == 0 ? std::numeric_limits<M>::quiet_NaN() : a.mean);
+  }
+};
+
+// The second pass of a split reduction: folds the partial accumulators of each output.
+template <class Ops>
+struct PartialOps {
+  using in_t = typename Ops::acc_t;
+  using acc_t = typename Ops::acc_t;
+  Ops ops;
+  FOO_HD acc_t identity() const { return ops.identity(); }
+  FOO_HD acc_t reduce(acc_t a, const acc_t& v, int64_t) const { return ops.combine(a, v); }
+  FOO_HD acc_t combine(acc_t a, acc_t b) const { return ops.combine(a, b); }
+  FOO_HD void write(int64_t i, acc_t a) const { ops.write(i, a); }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Building blocks
+// ---------------------------------------------------------------------------------------------
+
+// Folds elements begin, begin + step, ... < end of one reduction (element k at base[k * stride])
+// into 4 interleaved accumulators, then combines them.
+template <class Ops>
+__device__ __forceinline__ typename Ops::acc_t thread_fold(const Ops& ops, const typename Ops::in_t* base,
+                                                           int64_t stride, int64_t k, int64_t end, int64_t step) {
+  using acc_t = typename Ops::acc_t;
+  acc_t a0 = ops.identity(), a1 = a0, a2 = a0, a3 = a0;
+  for (; k + 3 * step < end; k += 4 * step) {
+    a0 = ops.reduce(a0, base[k * stride], k);
+    a1 = ops.reduce(a1, base[(k + step) * stride], k + step);
+    a2 = ops.reduce(a2, base[(k + 2 * step) * stride], k + 2 * step);
+    a3 = ops.reduce(a3, base[(k + 3 * step) * stride], k + 3 * step);
+  }
+  for (; k < end; k += step) a0 = ops.reduce(a0, base[k * stride], k);
+  return ops.combine(ops.combine(a0, a1), ops.combine(a2, a3));
+}
+
+// Tree over the lanes of a warp; lane 0 ends with the result.
+template <class Ops>
+__device__ __forceinline__ typename Ops::acc_t warp_reduce(const Ops& ops, typename Ops::acc_t v) {
+  for (int offset = kWarp / 2; offset > 0; offset /= 2) v = ops.combine(v, shfl_down(v, offset));
+  return v;
+}
+
+// Warps reduce, their lane 0s meet in shared memory, warp 0 reduces those; thread 0 ends with the
+// result. Every thread of the block must call it (it synchronises).
+template <class Ops>
+__device__ __forceinline__ typename Ops::acc_t block_reduce(const Ops& ops, typename Ops::acc_t v,
+                                                            typename Ops::acc_t* smem) {
+  const unsigned lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+  const unsigned warps = (blockDim.x + kWarp - 1) / kWarp;
+  v = warp_reduce(ops, v);
+  if (warps == 1) return v;
+  if (lane == 0) smem[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < warps ? smem[lane] : ops.identity();
+    v = warp_reduce(ops, v);
+  }
+  __syncthreads();  // smem is reused by the block's next output
+  return v;
+}
+
+// Where output `o` (= outer index * inner + inner index) starts in the input.
+template <typename T>
+__device__ __forceinline__ const T* output_base(const T* in, int64_t o, int64_t size, int64_t inner) {
+  const int64_t outer_index = o / inner;
+  return in + (outer_index * size) * inner + (o - outer_index * inner);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kernels
+// ---------------------------------------------------------------------------------------------
+
+template <class Ops>
+__global__ void reduce_warp_kernel(Ops ops, const typename Ops::in_t* in, int64_t outer, int64_t size,
+                                   int64_t inner) {
+  const int64_t outputs = outer * inner;
+  const int64_t warps_per_block = blockDim.x / kWarp;
+  const int64_t lane = threadIdx.x % kWarp;
+  for (int64_t o = blockIdx.x * warps_per_block + threadIdx.x / kWarp; o < outputs;
+       o += static_cast<int64_t>(gridDim.x) * warps_per_block) {
+    auto acc = thread_fold(ops, output_base(in, o, size, inner), inner, lane, size, kWarp);
+    acc = warp_reduce(ops, acc);
+    if (lane == 0) ops.write(o, acc);
+  }
+}
+
+template <class Ops>
+__global__ void reduce_block_kernel(Ops ops, const typename Ops::in_t* in, int64_t outer, int64_t size,
+                                    int64_t inner, int64_t splits, typename Ops::acc_t* partials) {
+  __shared__ typename Ops::acc_t smem[32];
+  const int64_t items = outer * inner * splits;
+  const int64_t chunk = (size + splits - 1) / splits;
+  for (int64_t item = blockIdx.x; item < items; item += gridDim.x) {  // uniform over the block
+    const int64_t o = item / splits, split = item - o * splits;
+    const int64_t begin = split * chunk, end = begin + chunk < size ? begin + chunk : size;
+    auto acc = thread_fold(ops, output_base(in, o, size, inner), inner, begin + threadIdx.x, end, blockDim.x);
+    acc = block_reduce(ops, acc, smem);
+    if (threadIdx.x == 0) {
+      if (splits == 1) ops.write(o, acc);
+      else partials[item] = acc;
+    }
+  }
+}
+
+template <class Ops>
+__global__ void reduce_column_kernel(Ops ops, const typename Ops::in_t* in, int64_t outer, int64_t size,
+                                     int64_t inner, int64_t splits, typename Ops::acc_t* partials) {
+  __shared__ typename Ops::acc_t smem[kColumnHeight][kColumnWidth];
+  const int64_t outputs = outer * inner;
+  const int64_t tiles = (outputs + blockDim.x - 1) / blockDim.x;
+  const int64_t items = tiles * splits;
+  const int64_t chunk = (size + splits - 1) / splits;
+  for (int64_t item = blockIdx.x; item < items; item += gridDim.x) {  // uniform over the block
+    const int64_t tile = item / splits, split = item - tile * splits;
+    const int64_t o = tile * blockDim.x + threadIdx.x;
+    auto acc = ops.identity();
+    if (o < outputs) {
+      const int64_t begin = split * chunk, end = begin + chunk < size ? begin + chunk : size;
+      acc = thread_fold(ops, output_base(in, o, size, inner), inner, begin + threadIdx.y, end, blockDim.y);
+    }
+    smem[threadIdx.y][threadIdx.x] = acc;
+    __syncthreads();
+    if (threadIdx.y == 0 && o < outputs) {
+      for (unsigned y = 1; y < blockDim.y; ++y) acc = ops.combine(acc, smem[y][threadIdx.x]);
+      if (splits == 1) ops.write(o, acc);
+      else partials[o * splits + split] = acc;
+    }
+    __syncthreads();  // smem is reused by the block's next tile
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host side
+// ---------------------------------------------------------------------------------------------
+
+dim3 grid_of(int64_t blocks) {
+  return dim3(static_cast<unsigned>(blocks < 1 ? 1 : (blocks > kMaxGridBlocks ? kMaxGridBlocks : blocks)));
+}
+
+template <class Ops>
+void run(const char* name, const Ops& ops, const ReduceArgs& a, Stream stream) {
+  using in_t = typename Ops::in_t;
+  using acc_t = typename Ops::acc_t;
+  static_assert(sizeof(acc_t) <= kReduceAccBytes, "raise kReduceAccBytes");
+  static_assert(std::is_trivially_copyable_v<acc_t>, "accumulators live in shared memory");
+  const int64_t outputs = a.outer * a.inner;
+  if (outputs == 0) return;
+  const auto* in = static_cast<const in_t*>(a.in);
+  const ReducePlan p = plan_reduction(a.outer, a.size, a.inner);
+  auto* partials = static_cast<acc_t*>(a.workspace);
+  if (p.splits > 1 && partials == nullptr) throw std::invalid_argument(std::string(name) + ": no workspace");
+  const dim3 threads(kReduceThreads), column_threads(kColumnWidth, kColumnHeight);
+  const int64_t warp_blocks = (outputs + kReduceThreads / kWarp - 1) / (kReduceThreads / kWarp);
+  switch (p.kernel) {
+    case ReduceKernel::Warp:
+      launch(name, reduce_warp_kernel<Ops>, grid_of(warp_blocks), threads, 0, stream, ops, in, a.outer, a.size,
+             a.inner);
+      break;
+    case ReduceKernel::Block:
+      launch(name, reduce_block_kernel<Ops>, grid_of(p.blocks), threads, 0, stream, ops, in, a.outer, a.size, a.inner,
+             p.splits, partials);
+      break;
+    case ReduceKernel::Column:
+      launch(name, reduce_column_kernel<Ops>, grid_of(p.blocks), column_threads, 0, stream, ops, in, a.outer, a.size,
+             a.inner, p.splits, partials);
+      break;
+  }
+  if (p.splits > 1) {
+    const acc_t* parts = partials;
+    launch(name, reduce_warp_kernel<PartialOps<Ops>>, grid_of(warp_blocks), threads, 0, stream,
+           PartialOps<Ops>{ops}, parts, outputs, p.splits, int64_t{1});
+  }
+}
+
+[[noreturn]] void bad_dtypes(const char* op, const ReduceArgs& a) {
+  throw std::invalid_argument(std::string(op) + ": foo has no kernel from " + dtype_name(a.in_dtype) + " to " +
+                              dtype_name(a.out_dtype));
+}
+
+template <typename T>
+constexpr bool kHalfLike = std::is_same_v<T, half_t> || std::is_same_v<T, bfloat16_t>;
+
+// sum/mean: out dtype == in dtype, or integral/bool -> int64 (sum), or 16-bit float -> float32.
+template <bool kMean>
+void reduce_sum(Stream stream, const ReduceArgs& a) {
+  const char* name = kMean ? "mean" : "sum";
+  constexpr uint32_t types = kMean ? kFloatingTypes : kAllTypes;
+  dispatch<types>(a.in_dtype, name, [&](auto tag) {
+    using In = typename decltype(tag)::type;
+    if (a.out_dtype == a.in_dtype) {
+      run(name, SumOps<In, In, kMean>{static_cast<In*>(a.out), a.size}, a, stream);
+      return;
+    }
+    if constexpr (!kMean && (std::is_integral_v<In>)) {
+      if (a.out_dtype == DType::Int64) {
+        run(name, SumOps<In, int64_t, kMean>{static_cast<int64_t*>(a.out), a.size}, a, stream);
+        return;
+      }
+    }
+    if constexpr (kHalfLike<In>) {
+      if (a.out_dtype == DType::Float32) {
+        run(name, SumOps<In, float, kMean>{static_cast<float*>(a.out), a.size}, a, stream);
+        return;
+      }
+    }
+    bad_dtypes(name, a);
+  });
+}
+
+}  // namespace
+
+void reduce(Stream stream, const ReduceArgs& a) {
+  switch (a.op) {
+    case ReduceOp::Sum:
+      return reduce_sum<false>(stream, a);
+    case ReduceOp::Mean:
+      return reduce_sum<true>(stream, a);
+    case ReduceOp::Max:
+    case ReduceOp::Min:
+      if (a.out_dtype != a.in_dtype) bad_dtypes("amax", a);
+      return dispatch<kAllTypes>(a.in_dtype, a.op == ReduceOp::Max ? "amax" : "amin", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if (a.op == ReduceOp::Max) run("amax", MinMaxOps<T, true>{static_cast<T*>(a.out)}, a, stream);
+        else run("amin", MinMaxOps<T, false>{static_cast<T*>(a.out)}, a, stream);
+      });
+    case ReduceOp::ArgMax:
+    case ReduceOp::ArgMin:
+      if (a.out != nullptr && a.out_dtype != a.in_dtype) bad_dtypes("argmax", a);
+      return dispatch<kAllTypes>(a.in_dtype, a.op == ReduceOp::ArgMax ? "argmax" : "argmin", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if (a.op == ReduceOp::ArgMax) run("argmax", ArgOps<T, true>{static_cast<T*>(a.out), a.indices}, a, stream);
+        else run("argmin", ArgOps<T, false>{static_cast<T*>(a.out), a.indices}, a, stream);
+      });
+    case ReduceOp::Var:
+    case ReduceOp::Std:
+      if (a.out_dtype != a.in_dtype) bad_dtypes("var", a);
+      return dispatch<kFloatingTypes>(a.in_dtype, a.op == ReduceOp::Var ? "var" : "std", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        run(a.op == ReduceOp::Var ? "var" : "std",
+            VarOps<T>{static_cast<T*>(a.out), static_cast<T*>(a.means), a.correction, a.op == ReduceOp::Std}, a, stream);
+      });
+  }
+  throw std::invalid_argument("reduce: unknown op");
+}
+
+}  // namespace foo::kernels::FOO_TARGET
