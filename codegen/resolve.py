@@ -91,12 +91,16 @@ def _derived(f: NativeFunction, aten: Aten) -> list[tuple[NativeFunction, str]]:
     if g.inplace is not None and len(f.func.arguments.out) == 1:
         found.append((g.inplace, "inplace"))
     # A functional overload with arguments the out= kernel never sees (a factory's dtype, device...)
-    # cannot be served by it; it keeps its own (usually composite) kernel.
+    # cannot be served by it; it keeps its own (usually composite) kernel. A CompositeImplicitAutograd
+    # overload decomposes, except one that is also a structured delegate of this out= op
+    # (silu_backward): its math kernel only serves backends without a kernel of the group, and
+    # CPU/CUDA register the structured kernel instead, so we do too.
     seen = {a.name for a in f.func.arguments.flat_all}
     return [
         (h, kind)
         for h, kind in found
-        if not h.has_composite_implicit_autograd_kernel and {a.name for a in h.func.arguments.flat_all} <= seen
+        if (not h.has_composite_implicit_autograd_kernel or h.structured_delegate == f.func.name)
+        and {a.name for a in h.func.arguments.flat_all} <= seen
     ]
 
 

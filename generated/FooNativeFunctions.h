@@ -174,6 +174,66 @@ at::Tensor & std_out(const at::Tensor & self, at::OptionalIntArrayRef dim, const
 // aten::std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) (also registered for std_mean.correction)
 ::std::tuple<at::Tensor &,at::Tensor &> std_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim, const ::std::optional<at::Scalar> & correction, bool keepdim, at::Tensor & out0, at::Tensor & out1);
 
+// aten::neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (also registered for neg, neg_)
+at::Tensor & neg_out(const at::Tensor & self, at::Tensor & out);
+
+// aten::abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (also registered for abs, abs_)
+at::Tensor & abs_out(const at::Tensor & self, at::Tensor & out);
+
+// aten::exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (also registered for exp, exp_)
+at::Tensor & exp_out(const at::Tensor & self, at::Tensor & out);
+
+// aten::log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (also registered for log, log_)
+at::Tensor & log_out(const at::Tensor & self, at::Tensor & out);
+
+// aten::sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (also registered for sqrt, sqrt_)
+at::Tensor & sqrt_out(const at::Tensor & self, at::Tensor & out);
+
+// aten::rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (also registered for rsqrt, rsqrt_)
+at::Tensor & rsqrt_out(const at::Tensor & self, at::Tensor & out);
+
+// aten::sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (also registered for sin, sin_)
+at::Tensor & sin_out(const at::Tensor & self, at::Tensor & out);
+
+// aten::cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (also registered for cos, cos_)
+at::Tensor & cos_out(const at::Tensor & self, at::Tensor & out);
+
+// aten::tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (also registered for tanh, tanh_)
+at::Tensor & tanh_out(const at::Tensor & self, at::Tensor & out);
+
+// aten::sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (also registered for sigmoid, sigmoid_)
+at::Tensor & sigmoid_out(const at::Tensor & self, at::Tensor & out);
+
+// aten::relu(Tensor self) -> Tensor
+at::Tensor relu(const at::Tensor & self);
+
+// aten::relu_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor & relu_(at::Tensor & self);
+
+// aten::threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!) (also registered for threshold, threshold_)
+at::Tensor & threshold_out(const at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value, at::Tensor & out);
+
+// aten::threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!) (also registered for threshold_backward)
+at::Tensor & threshold_backward_out(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & threshold, at::Tensor & grad_input);
+
+// aten::gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!) (also registered for gelu, gelu_)
+at::Tensor & gelu_out(const at::Tensor & self, c10::string_view approximate, at::Tensor & out);
+
+// aten::gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate='none', Tensor(a!) grad_input) -> Tensor(a!) (also registered for gelu_backward)
+at::Tensor & gelu_backward_out(const at::Tensor & grad_output, const at::Tensor & self, c10::string_view approximate, at::Tensor & grad_input);
+
+// aten::silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (also registered for silu, silu_)
+at::Tensor & silu_out(const at::Tensor & self, at::Tensor & out);
+
+// aten::silu_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!) (also registered for silu_backward)
+at::Tensor & silu_backward_out(const at::Tensor & grad_output, const at::Tensor & self, at::Tensor & grad_input);
+
+// aten::sigmoid_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!) (also registered for sigmoid_backward)
+at::Tensor & sigmoid_backward_out(const at::Tensor & grad_output, const at::Tensor & output, at::Tensor & grad_input);
+
+// aten::tanh_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!) (also registered for tanh_backward)
+at::Tensor & tanh_backward_out(const at::Tensor & grad_output, const at::Tensor & output, at::Tensor & grad_input);
+
 // foo::axpby(Tensor x, Tensor y, float a=1, float b=1) -> Tensor
 at::Tensor axpby(const at::Tensor & x, const at::Tensor & y, double a=1, double b=1);
 

@@ -870,6 +870,440 @@ at::Tensor wrapper_std_correction(const at::Tensor & self, at::OptionalIntArrayR
   return ::std::tuple<at::Tensor,at::Tensor>(out0, out1);
 }
 
+at::Tensor & wrapper_neg_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::neg.out", "self", self, common_device_, true);
+  check_device("aten::neg.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::neg_out(self, out);
+}
+
+at::Tensor wrapper_neg(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::neg", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::neg_out(self, out);
+  return out;
+}
+
+at::Tensor & wrapper_neg_(at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::neg_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::neg_out(self, self);
+  return self;
+}
+
+at::Tensor & wrapper_abs_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::abs.out", "self", self, common_device_, true);
+  check_device("aten::abs.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::abs_out(self, out);
+}
+
+at::Tensor wrapper_abs(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::abs", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::abs_out(self, out);
+  return out;
+}
+
+at::Tensor & wrapper_abs_(at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::abs_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::abs_out(self, self);
+  return self;
+}
+
+at::Tensor & wrapper_exp_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::exp.out", "self", self, common_device_, true);
+  check_device("aten::exp.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::exp_out(self, out);
+}
+
+at::Tensor wrapper_exp(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::exp", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::exp_out(self, out);
+  return out;
+}
+
+at::Tensor & wrapper_exp_(at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::exp_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::exp_out(self, self);
+  return self;
+}
+
+at::Tensor & wrapper_log_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::log.out", "self", self, common_device_, true);
+  check_device("aten::log.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::log_out(self, out);
+}
+
+at::Tensor wrapper_log(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::log", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::log_out(self, out);
+  return out;
+}
+
+at::Tensor & wrapper_log_(at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::log_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::log_out(self, self);
+  return self;
+}
+
+at::Tensor & wrapper_sqrt_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::sqrt.out", "self", self, common_device_, true);
+  check_device("aten::sqrt.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::sqrt_out(self, out);
+}
+
+at::Tensor wrapper_sqrt(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::sqrt", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::sqrt_out(self, out);
+  return out;
+}
+
+at::Tensor & wrapper_sqrt_(at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::sqrt_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::sqrt_out(self, self);
+  return self;
+}
+
+at::Tensor & wrapper_rsqrt_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::rsqrt.out", "self", self, common_device_, true);
+  check_device("aten::rsqrt.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::rsqrt_out(self, out);
+}
+
+at::Tensor wrapper_rsqrt(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::rsqrt", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::rsqrt_out(self, out);
+  return out;
+}
+
+at::Tensor & wrapper_rsqrt_(at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::rsqrt_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::rsqrt_out(self, self);
+  return self;
+}
+
+at::Tensor & wrapper_sin_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::sin.out", "self", self, common_device_, true);
+  check_device("aten::sin.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::sin_out(self, out);
+}
+
+at::Tensor wrapper_sin(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::sin", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::sin_out(self, out);
+  return out;
+}
+
+at::Tensor & wrapper_sin_(at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::sin_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::sin_out(self, self);
+  return self;
+}
+
+at::Tensor & wrapper_cos_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cos.out", "self", self, common_device_, true);
+  check_device("aten::cos.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::cos_out(self, out);
+}
+
+at::Tensor wrapper_cos(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cos", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::cos_out(self, out);
+  return out;
+}
+
+at::Tensor & wrapper_cos_(at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cos_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::cos_out(self, self);
+  return self;
+}
+
+at::Tensor & wrapper_tanh_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::tanh.out", "self", self, common_device_, true);
+  check_device("aten::tanh.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::tanh_out(self, out);
+}
+
+at::Tensor wrapper_tanh(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::tanh", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::tanh_out(self, out);
+  return out;
+}
+
+at::Tensor & wrapper_tanh_(at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::tanh_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::tanh_out(self, self);
+  return self;
+}
+
+at::Tensor & wrapper_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::sigmoid.out", "self", self, common_device_, true);
+  check_device("aten::sigmoid.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::sigmoid_out(self, out);
+}
+
+at::Tensor wrapper_sigmoid(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::sigmoid", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::sigmoid_out(self, out);
+  return out;
+}
+
+at::Tensor & wrapper_sigmoid_(at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::sigmoid_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::sigmoid_out(self, self);
+  return self;
+}
+
+at::Tensor wrapper_relu(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::relu", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::relu(self);
+}
+
+at::Tensor & wrapper_relu_(at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::relu_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::relu_(self);
+}
+
+at::Tensor & wrapper_threshold_out(const at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::threshold.out", "self", self, common_device_, false);
+  check_device("aten::threshold.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::threshold_out(self, threshold, value, out);
+}
+
+at::Tensor wrapper_threshold(const at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::threshold", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::threshold_out(self, threshold, value, out);
+  return out;
+}
+
+at::Tensor & wrapper_threshold_(at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::threshold_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::threshold_out(self, threshold, value, self);
+  return self;
+}
+
+at::Tensor & wrapper_threshold_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & threshold, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::threshold_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::threshold_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::threshold_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::threshold_backward_out(grad_output, self, threshold, grad_input);
+}
+
+at::Tensor wrapper_threshold_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & threshold) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::threshold_backward", "grad_output", grad_output, common_device_, true);
+  check_device("aten::threshold_backward", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::threshold_backward_out(grad_output, self, threshold, grad_input);
+  return grad_input;
+}
+
+at::Tensor & wrapper_gelu_out(const at::Tensor & self, c10::string_view approximate, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::gelu.out", "self", self, common_device_, false);
+  check_device("aten::gelu.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::gelu_out(self, approximate, out);
+}
+
+at::Tensor wrapper_gelu(const at::Tensor & self, c10::string_view approximate) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::gelu", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::gelu_out(self, approximate, out);
+  return out;
+}
+
+at::Tensor & wrapper_gelu_(at::Tensor & self, c10::string_view approximate) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::gelu_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::gelu_out(self, approximate, self);
+  return self;
+}
+
+at::Tensor & wrapper_gelu_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, c10::string_view approximate, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::gelu_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::gelu_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::gelu_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::gelu_backward_out(grad_output, self, approximate, grad_input);
+}
+
+at::Tensor wrapper_gelu_backward(const at::Tensor & grad_output, const at::Tensor & self, c10::string_view approximate) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::gelu_backward", "grad_output", grad_output, common_device_, true);
+  check_device("aten::gelu_backward", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::gelu_backward_out(grad_output, self, approximate, grad_input);
+  return grad_input;
+}
+
+at::Tensor & wrapper_silu_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::silu.out", "self", self, common_device_, true);
+  check_device("aten::silu.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::silu_out(self, out);
+}
+
+at::Tensor wrapper_silu(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::silu", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::silu_out(self, out);
+  return out;
+}
+
+at::Tensor & wrapper_silu_(at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::silu_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::silu_out(self, self);
+  return self;
+}
+
+at::Tensor & wrapper_silu_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::silu_backward.grad_input", "grad_output", grad_output, common_device_, true);
+  check_device("aten::silu_backward.grad_input", "self", self, common_device_, true);
+  check_device("aten::silu_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::silu_backward_out(grad_output, self, grad_input);
+}
+
+at::Tensor wrapper_silu_backward(const at::Tensor & grad_output, const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::silu_backward", "grad_output", grad_output, common_device_, true);
+  check_device("aten::silu_backward", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::silu_backward_out(grad_output, self, grad_input);
+  return grad_input;
+}
+
+at::Tensor & wrapper_sigmoid_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & output, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::sigmoid_backward.grad_input", "grad_output", grad_output, common_device_, true);
+  check_device("aten::sigmoid_backward.grad_input", "output", output, common_device_, true);
+  check_device("aten::sigmoid_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::sigmoid_backward_out(grad_output, output, grad_input);
+}
+
+at::Tensor wrapper_sigmoid_backward(const at::Tensor & grad_output, const at::Tensor & output) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::sigmoid_backward", "grad_output", grad_output, common_device_, true);
+  check_device("aten::sigmoid_backward", "output", output, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::sigmoid_backward_out(grad_output, output, grad_input);
+  return grad_input;
+}
+
+at::Tensor & wrapper_tanh_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & output, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::tanh_backward.grad_input", "grad_output", grad_output, common_device_, true);
+  check_device("aten::tanh_backward.grad_input", "output", output, common_device_, true);
+  check_device("aten::tanh_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::tanh_backward_out(grad_output, output, grad_input);
+}
+
+at::Tensor wrapper_tanh_backward(const at::Tensor & grad_output, const at::Tensor & output) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::tanh_backward", "grad_output", grad_output, common_device_, true);
+  check_device("aten::tanh_backward", "output", output, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::tanh_backward_out(grad_output, output, grad_input);
+  return grad_input;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -969,4 +1403,55 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("var_mean.correction", TORCH_FN(wrapper_var_mean_correction));
   m.impl("std_mean.correction_out", TORCH_FN(wrapper_std_mean_correction_out));
   m.impl("std_mean.correction", TORCH_FN(wrapper_std_mean_correction));
+  m.impl("neg.out", TORCH_FN(wrapper_neg_out));
+  m.impl("neg", TORCH_FN(wrapper_neg));
+  m.impl("neg_", TORCH_FN(wrapper_neg_));
+  m.impl("abs.out", TORCH_FN(wrapper_abs_out));
+  m.impl("abs", TORCH_FN(wrapper_abs));
+  m.impl("abs_", TORCH_FN(wrapper_abs_));
+  m.impl("exp.out", TORCH_FN(wrapper_exp_out));
+  m.impl("exp", TORCH_FN(wrapper_exp));
+  m.impl("exp_", TORCH_FN(wrapper_exp_));
+  m.impl("log.out", TORCH_FN(wrapper_log_out));
+  m.impl("log", TORCH_FN(wrapper_log));
+  m.impl("log_", TORCH_FN(wrapper_log_));
+  m.impl("sqrt.out", TORCH_FN(wrapper_sqrt_out));
+  m.impl("sqrt", TORCH_FN(wrapper_sqrt));
+  m.impl("sqrt_", TORCH_FN(wrapper_sqrt_));
+  m.impl("rsqrt.out", TORCH_FN(wrapper_rsqrt_out));
+  m.impl("rsqrt", TORCH_FN(wrapper_rsqrt));
+  m.impl("rsqrt_", TORCH_FN(wrapper_rsqrt_));
+  m.impl("sin.out", TORCH_FN(wrapper_sin_out));
+  m.impl("sin", TORCH_FN(wrapper_sin));
+  m.impl("sin_", TORCH_FN(wrapper_sin_));
+  m.impl("cos.out", TORCH_FN(wrapper_cos_out));
+  m.impl("cos", TORCH_FN(wrapper_cos));
+  m.impl("cos_", TORCH_FN(wrapper_cos_));
+  m.impl("tanh.out", TORCH_FN(wrapper_tanh_out));
+  m.impl("tanh", TORCH_FN(wrapper_tanh));
+  m.impl("tanh_", TORCH_FN(wrapper_tanh_));
+  m.impl("sigmoid.out", TORCH_FN(wrapper_sigmoid_out));
+  m.impl("sigmoid", TORCH_FN(wrapper_sigmoid));
+  m.impl("sigmoid_", TORCH_FN(wrapper_sigmoid_));
+  m.impl("relu", TORCH_FN(wrapper_relu));
+  m.impl("relu_", TORCH_FN(wrapper_relu_));
+  m.impl("threshold.out", TORCH_FN(wrapper_threshold_out));
+  m.impl("threshold", TORCH_FN(wrapper_threshold));
+  m.impl("threshold_", TORCH_FN(wrapper_threshold_));
+  m.impl("threshold_backward.grad_input", TORCH_FN(wrapper_threshold_backward_grad_input));
+  m.impl("threshold_backward", TORCH_FN(wrapper_threshold_backward));
+  m.impl("gelu.out", TORCH_FN(wrapper_gelu_out));
+  m.impl("gelu", TORCH_FN(wrapper_gelu));
+  m.impl("gelu_", TORCH_FN(wrapper_gelu_));
+  m.impl("gelu_backward.grad_input", TORCH_FN(wrapper_gelu_backward_grad_input));
+  m.impl("gelu_backward", TORCH_FN(wrapper_gelu_backward));
+  m.impl("silu.out", TORCH_FN(wrapper_silu_out));
+  m.impl("silu", TORCH_FN(wrapper_silu));
+  m.impl("silu_", TORCH_FN(wrapper_silu_));
+  m.impl("silu_backward.grad_input", TORCH_FN(wrapper_silu_backward_grad_input));
+  m.impl("silu_backward", TORCH_FN(wrapper_silu_backward));
+  m.impl("sigmoid_backward.grad_input", TORCH_FN(wrapper_sigmoid_backward_grad_input));
+  m.impl("sigmoid_backward", TORCH_FN(wrapper_sigmoid_backward));
+  m.impl("tanh_backward.grad_input", TORCH_FN(wrapper_tanh_backward_grad_input));
+  m.impl("tanh_backward", TORCH_FN(wrapper_tanh_backward));
 }
