@@ -63,7 +63,7 @@ at::Tensor optional_contiguous(const std::optional<at::Tensor>& t) {
 
 const void* data_or_null(const at::Tensor& t) { return t.defined() ? t.const_data_ptr() : nullptr; }
 
-void forward(const char* op, const at::Tensor& self, const at::Tensor& target, const at::Tensor& weight,
+void forward(const at::Tensor& self, const at::Tensor& target, const at::Tensor& weight,
              int64_t reduction, int64_t ignore_index, const Geometry& g, at::IntArrayRef output_sizes,
              at::Tensor& output, at::Tensor& total_weight) {
   at::Tensor out = prepare_output(output, output_sizes, self.options());
@@ -152,7 +152,7 @@ std::tuple<at::Tensor&, at::Tensor&> nll_loss_forward_out(const at::Tensor& self
   check_dtypes(op, self, target, weight, /*byte_targets=*/true);
   std::vector<int64_t> output_sizes;
   if (reduction == kNone && self.dim() == 2) output_sizes.push_back(self.size(0));
-  forward(op, self, target, weight, nll_kernel_reduction(self, reduction), ignore_index, nll_geometry(self),
+  forward(self, target, weight, nll_kernel_reduction(self, reduction), ignore_index, nll_geometry(self),
           output_sizes, output, total_weight);
   return {output, total_weight};
 }
@@ -191,8 +191,7 @@ std::tuple<at::Tensor&, at::Tensor&> nll_loss2d_forward_out(const at::Tensor& se
   check_dtypes(op, self, target, weight, /*byte_targets=*/false);
   std::vector<int64_t> output_sizes;
   if (reduction == kNone) output_sizes = {self.size(0), self.size(2), self.size(3)};
-  forward(op, self, target, weight, reduction, ignore_index, nll2d_geometry(self), output_sizes, output,
-          total_weight);
+  forward(self, target, weight, reduction, ignore_index, nll2d_geometry(self), output_sizes, output, total_weight);
   return {output, total_weight};
 }
 

@@ -67,7 +67,7 @@ inline ReducePlan plan_reduction(int64_t outer, int64_t size, int64_t inner) {
   const int64_t outputs = outer * inner;
   ReducePlan p{ReduceKernel::Warp, 1, 1};
   if (outputs == 0) return p;
-  if (inner >= kColumnMinInner && size > 1) {
+  if (inner >= kColumnMinInner) {
     const int64_t tiles = reduce_ceil_div(outputs, kColumnWidth);
     int64_t splits = reduce_ceil_div(size, kColumnChunk);
     if (tiles < kTargetBlocks) {
