@@ -2,6 +2,7 @@
 // driver memcpy; strides and dtype conversion run on the device (copy.cu), so the host only
 // ever moves dense bytes.
 #include <ATen/ATen.h>
+#include <ATen/Dispatch.h>
 #include <ATen/TensorIterator.h>
 
 #include "FooNativeFunctions.h"
@@ -126,6 +127,9 @@ at::Scalar local_scalar_dense(const at::Tensor& self) {
 }
 
 at::Tensor& fill_scalar(at::Tensor& self, const at::Scalar& value) {
+  // The CPU's checked conversion: a value the dtype cannot hold is an error, not inf or a wrap.
+  AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, self.scalar_type(), "fill_",
+                             [&] { (void)value.to<scalar_t>(); });
   if (self.numel() == 0) return self;
   // A fill is a copy from a host scalar: the value travels to the kernel by value.
   const at::Tensor host_value = at::scalar_tensor(value, at::TensorOptions().dtype(self.scalar_type()));
@@ -134,6 +138,7 @@ at::Tensor& fill_scalar(at::Tensor& self, const at::Scalar& value) {
                   .add_const_input(host_value)
                   .resize_outputs(false)
                   .allow_cpu_scalars(true)
+                  .set_check_mem_overlap(false)  // as the CPU: filling an expanded tensor is fine
                   .build();
   const auto dtype = kernel_dtype(self.scalar_type());
   run_elementwise(iter, [&](foo::kernels::Stream s, const foo::kernels::ElementwiseGeometry& g) {
