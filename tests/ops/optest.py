@@ -28,7 +28,9 @@ if str(REPO) not in sys.path:  # codegen/ lives at the repo root; it is not inst
     sys.path.insert(0, str(REPO))
 
 from codegen.manifest import did_you_mean, parse_manifest  # noqa: E402
+from torch.testing import make_tensor  # noqa: E402
 from torch.testing._internal.common_methods_invocations import op_db  # noqa: E402
+from torch.testing._internal.opinfo.core import BinaryUfuncInfo, SampleInput, UnaryUfuncInfo  # noqa: E402
 
 import torch_foo  # noqa: E402
 
@@ -41,8 +43,9 @@ DTYPE_NAMES = {str(d).removeprefix("torch."): d for d in DTYPES}
 # Case names a manifest `skip:` may name (besides dtype and variant names).
 CASES = ("values", "noncontiguous", "out", "inplace", "gradient", "gradcheck")
 
-# Samples per (op, dtype) and case: the first N of opinfo.sample_inputs. They already cover
-# 0-d, empty and broadcasting inputs; layout, out= and in-place need fewer.
+# Samples per (op, dtype) and case: the first N of opinfo.sample_inputs (plus the large ones of
+# elementwise ops). They already cover 0-d, empty and broadcasting inputs; layout, out= and
+# in-place need fewer.
 N_VALUES, N_LAYOUT, N_GRAD, N_GRADCHECK = 8, 4, 4, 2
 
 # float32 kernels may sum in another order than the CPU (tree reductions); other dtypes keep
@@ -146,15 +149,54 @@ def variant_skip(t):
 
 
 @functools.cache
-def samples(key, dtype, requires_grad=False, n=N_VALUES):
-    """The first n CPU sample inputs, the same on every call (generated under a fixed seed)."""
+def samples(key, dtype, requires_grad=False):
+    """id -> CPU SampleInput: the first OpInfo samples (`sample0`...) and, for elementwise ops,
+    large ones. The same on every call (a fixed seed), so a test id always means one input."""
     opinfo = targets()[key].opinfo
     with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(0)
+        # Only the CPU generator: torch.manual_seed also seeds (and stack-traces) every lazy device.
+        torch.default_generator.manual_seed(0)
         # opinfo.sample_inputs() minus its TrackedInputIter wrapper, which calls inspect.stack()
         # per call (about 0.5 s under pytest's deep stack) to find a unittest test function.
         gen = opinfo.sample_inputs_func(opinfo, "cpu", dtype, requires_grad)
-        return list(itertools.islice(gen, n))
+        out = {f"sample{i}": s for i, s in enumerate(itertools.islice(gen, N_GRAD if requires_grad else N_VALUES))}
+        if not requires_grad:
+            out.update(large_samples(opinfo, dtype))
+    return out
+
+
+def sample_ids(key, dtype, n, requires_grad=False):
+    """The ids a case runs: the first n OpInfo samples and every large one."""
+    ids = list(samples(key, dtype, requires_grad))
+    return [i for i in ids if not i.startswith("sample")] + [i for i in ids if i.startswith("sample")][:n]
+
+
+# Elementwise OpInfo samples hold at most a few hundred elements: one launch block. A large odd
+# shape spans many blocks and leaves ragged tails, where grid-stride and vectorised loops go wrong.
+LARGE = (129, 311)
+
+
+def large_samples(opinfo, dtype):
+    def make(shape, **kw):
+        return make_tensor(shape, dtype=dtype, device="cpu", **kw)
+
+    if isinstance(opinfo, UnaryUfuncInfo):
+        low, high = opinfo.domain  # inputs inside the op's domain, as torch's own samples do
+        low = None if low is None else low + opinfo._domain_eps
+        high = None if high is None else high - opinfo._domain_eps
+        x = make(LARGE, low=low, high=high)
+        return {"large": SampleInput(x, kwargs=opinfo.sample_kwargs("cpu", dtype, x)[0])}
+    if isinstance(opinfo, BinaryUfuncInfo):
+        lhs, rhs = opinfo.lhs_make_tensor_kwargs, opinfo.rhs_make_tensor_kwargs
+        a, b = make(LARGE, **lhs), make(LARGE, **rhs)
+        col, row = make((LARGE[0], 1), **lhs), make((1, LARGE[1]), **rhs)
+        kwargs = opinfo.sample_kwargs("cpu", dtype, a)[0]
+        return {
+            "large": SampleInput(a, args=(b,), kwargs=kwargs),
+            # A column against a row: both broadcast (in-place must refuse it, like the CPU).
+            "large_broadcast": SampleInput(col, args=(row,), kwargs=kwargs, broadcasts_input=True),
+        }
+    return {}
 
 
 # ---- moving samples ---------------------------------------------------------------------------
@@ -181,7 +223,16 @@ def copy_to(device):
 
 
 def on(device, sample):
-    return sample.transform(copy_to(device))
+    s = sample.transform(copy_to(device))
+    if "device" in s.kwargs:  # factories (arange, linspace) take the device as an argument
+        s.kwargs["device"] = device
+    return s
+
+
+def sample_device(sample):
+    """Where a sample lives: its device argument, else its first tensor."""
+    tensors = [t for t in pytree.tree_leaves((sample.input, sample.args)) if isinstance(t, torch.Tensor)]
+    return sample.kwargs.get("device") or (tensors[0].device if tensors else "cpu")
 
 
 def transposed(sample):
@@ -259,8 +310,10 @@ def check_against_cpu(call, sample, what, dtype):
     """
     cpu, foo = on("cpu", sample), on("foo", sample)
     try:
-        expected = call(cpu)
-    except Exception as cpu_error:  # noqa: BLE001 - any refusal; foo must refuse as well
+        expected, cpu_error = call(cpu), None
+    except Exception as e:  # noqa: BLE001 - any refusal; foo must refuse as well
+        cpu_error = e
+    if cpu_error is not None:
         torch_foo.reset_fallback_report()
         try:
             call(foo)

@@ -17,9 +17,9 @@ from torch.utils import _pytree as pytree
 import torch_foo
 from codegen.manifest import did_you_mean
 from optest import (
-    CASES, DTYPE_NAMES, N_GRAD, N_GRADCHECK, N_LAYOUT, N_VALUES, REPO, assert_same, candidate_names,
+    CASES, DTYPE_NAMES, N_GRAD, N_GRADCHECK, N_LAYOUT, N_VALUES, REPO, sample_ids, assert_same, candidate_names,
     check_against_cpu, copy_to, describe, diff_outputs, dtype_mentioned, dtype_name, entry_name, fallbacks,
-    fail, grad_leaves, has_2d_tensor, load_manifest, map_entry, native, on, op_db, replace_leaves, samples, targets,
+    fail, grad_leaves, has_2d_tensor, load_manifest, map_entry, native, on, op_db, replace_leaves, sample_device, samples, targets,
     transposed, variant_skip, where,
 )
 
@@ -27,12 +27,22 @@ MANIFEST = load_manifest()
 ENTRIES = list(MANIFEST.aten) + list(MANIFEST.custom)
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _one_cpu_thread():
+    """CPU references of small inputs need no intra-op threads; on a busy 2-core machine
+    OpenMP's barriers made one 40k-element comparison take 400 ms instead of 1 ms."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 def _skipped(key, case, reason):
     return pytest.param(key, None, None, id=f"{key}-skipped", marks=pytest.mark.skip(reason=f"{key} {case}: {reason}"))
 
 
 def _params(case, dtypes, n, applies=lambda t: True, requires_grad=False):
-    """(key, dtype, sample index) for every target the case applies to; an opt-out shows as one skip."""
+    """(key, dtype, sample id) for every target the case applies to; an opt-out shows as one skip."""
     out = []
     for key, t in sorted(targets().items()):
         if not applies(t):
@@ -42,10 +52,11 @@ def _params(case, dtypes, n, applies=lambda t: True, requires_grad=False):
         elif t.skipped(case):
             out.append(_skipped(key, case, t.skipped(case)))
         else:
-            for dtype in dtypes(t):
-                # Gradient samples are a list of their own (requires_grad=True); others share one.
-                count = min(n, len(samples(key, dtype, requires_grad, n) if requires_grad else samples(key, dtype)))
-                out += [pytest.param(key, dtype, i, id=f"{key}-{dtype_name(dtype)}-sample{i}") for i in range(count)]
+            out += [
+                pytest.param(key, dtype, sid, id=f"{key}-{dtype_name(dtype)}-{sid}")
+                for dtype in dtypes(t)
+                for sid in sample_ids(key, dtype, n, requires_grad)
+            ]
     return out
 
 
@@ -93,26 +104,26 @@ def test_manifest_entry_is_tested(entry):
 # ---- values, layouts, out=, in-place ----------------------------------------------------------
 
 
-@pytest.mark.parametrize("key,dtype,index", _params("values", lambda t: t.dtypes, N_VALUES))
-def test_values(key, dtype, index):
+@pytest.mark.parametrize("key,dtype,sid", _params("values", lambda t: t.dtypes, N_VALUES))
+def test_values(key, dtype, sid):
     t = targets()[key]
-    s = samples(key, dtype)[index]
+    s = samples(key, dtype)[sid]
     check_against_cpu(_call(t.opinfo), s, _what(key, dtype, "values", s), dtype)
 
 
-@pytest.mark.parametrize("key,dtype,index", _params("noncontiguous", lambda t: t.dtypes, N_LAYOUT))
-def test_noncontiguous(key, dtype, index):
+@pytest.mark.parametrize("key,dtype,sid", _params("noncontiguous", lambda t: t.dtypes, N_LAYOUT))
+def test_noncontiguous(key, dtype, sid):
     t = targets()[key]
-    s = samples(key, dtype)[index]
+    s = samples(key, dtype)[sid]
     check_against_cpu(_call(t.opinfo), s.noncontiguous(), _what(key, dtype, "noncontiguous", s), dtype)
     if has_2d_tensor(s):
         check_against_cpu(_call(t.opinfo), transposed(s), _what(key, dtype, "transposed", s), dtype)
 
 
-@pytest.mark.parametrize("key,dtype,index", _params("out", lambda t: t.dtypes, N_LAYOUT, lambda t: t.opinfo.supports_out))
-def test_out(key, dtype, index):
+@pytest.mark.parametrize("key,dtype,sid", _params("out", lambda t: t.dtypes, N_LAYOUT, lambda t: t.opinfo.supports_out))
+def test_out(key, dtype, sid):
     t = targets()[key]
-    s = samples(key, dtype)[index]
+    s = samples(key, dtype)[sid]
     cpu = on("cpu", s)
     expected = t.opinfo.op(cpu.input, *cpu.args, **cpu.kwargs)  # gives the out shapes and dtypes
     if not all(isinstance(e, torch.Tensor) for e in pytree.tree_leaves(expected)):
@@ -121,7 +132,7 @@ def test_out(key, dtype, index):
     for case, shape_of in (("out", lambda e: e.shape), ("resized out", lambda e: (0,))):
 
         def call(smp, shape_of=shape_of):
-            device = next(x for x in pytree.tree_leaves((smp.input, smp.args)) if isinstance(x, torch.Tensor)).device
+            device = sample_device(smp)
             out = pytree.tree_map_only(torch.Tensor, lambda e: torch.empty(shape_of(e), dtype=e.dtype, device=device), expected)
             result = t.opinfo.op(smp.input, *smp.args, **smp.kwargs, out=out)
             assert all(r is o for r, o in zip(pytree.tree_leaves(result), pytree.tree_leaves(out))), "does not return its out"
@@ -130,10 +141,10 @@ def test_out(key, dtype, index):
         check_against_cpu(call, s, _what(key, dtype, case, s), dtype)
 
 
-@pytest.mark.parametrize("key,dtype,index", _params("inplace", lambda t: t.dtypes, N_LAYOUT, lambda t: t.opinfo.inplace_variant))
-def test_inplace(key, dtype, index):
+@pytest.mark.parametrize("key,dtype,sid", _params("inplace", lambda t: t.dtypes, N_LAYOUT, lambda t: t.opinfo.inplace_variant))
+def test_inplace(key, dtype, sid):
     t = targets()[key]
-    s = samples(key, dtype)[index]
+    s = samples(key, dtype)[sid]
 
     def call(smp):
         result = t.opinfo.inplace_variant(smp.input, *smp.args, **smp.kwargs)
@@ -158,7 +169,7 @@ def _opted_out_dtypes():
 def test_opted_out_dtype_raises_cleanly(key, dtype):
     """A dtype the manifest opts out of may raise, but as a Python error naming the dtype, natively."""
     t = targets()[key]
-    todo = samples(key, dtype)
+    todo = list(samples(key, dtype).values())
     if not todo:
         pytest.skip(f"no {dtype_name(dtype)} samples")
     foo = on("foo", todo[0])
@@ -179,18 +190,18 @@ def test_opted_out_dtype_raises_cleanly(key, dtype):
 
 
 @pytest.mark.parametrize(
-    "key,dtype,index", _params("gradient", lambda t: [torch.float32] if t.grad_dtype_ok(torch.float32) else [], N_GRAD, requires_grad=True)
+    "key,dtype,sid", _params("gradient", lambda t: [torch.float32] if t.grad_dtype_ok(torch.float32) else [], N_GRAD, requires_grad=True)
 )
-def test_gradient(key, dtype, index):
+def test_gradient(key, dtype, sid):
     """float32 gradients for a random grad_output equal the CPU's; forward and backward native."""
     t = targets()[key]
-    s = samples(key, dtype, True, N_GRAD)[index]
+    s = samples(key, dtype, True)[sid]
     what = _what(key, dtype, "gradient", s)
     cpu, foo = on("cpu", s), on("foo", s)
     cpu_outs = diff_outputs(t.opinfo, cpu)
     if not cpu_outs:
         pytest.skip(f"{what}: no differentiable output")
-    gen = torch.Generator().manual_seed(index)
+    gen = torch.Generator().manual_seed(0)
     grad_outs = [torch.randn(o.shape, dtype=o.dtype, generator=gen) for o in cpu_outs]
     expected = torch.autograd.grad(cpu_outs, grad_leaves(cpu), grad_outs, allow_unused=True)
     foo_grad_outs = [copy_to("foo")(g) for g in grad_outs]
@@ -200,17 +211,17 @@ def test_gradient(key, dtype, index):
 
 
 @pytest.mark.parametrize(
-    "key,dtype,index",
+    "key,dtype,sid",
     _params("gradcheck", lambda t: [torch.float64] if t.grad_dtype_ok(torch.float64) else [], N_GRADCHECK, requires_grad=True),
 )
-def test_gradcheck(key, dtype, index):
+def test_gradcheck(key, dtype, sid):
     """Analytical vs numerical gradients on foo in float64.
 
     No native check here: gradcheck itself runs helper ops (random vectors, dot products) that
     need not be native; test_gradient proves the op's backward native.
     """
     t = targets()[key]
-    s = samples(key, dtype, True, N_GRADCHECK)[index]
+    s = samples(key, dtype, True)[sid]
     foo = on("foo", s)
     leaves = grad_leaves(foo)
     if not leaves:
