@@ -52,6 +52,7 @@ N_VALUES, N_LAYOUT, N_GRAD, N_GRADCHECK = 8, 4, 4, 2
 # assert_close's defaults, integers and bool compare exactly.
 TOLERANCE = {torch.float32: dict(rtol=1e-5, atol=1e-5)}
 
+# The manifest the build used: FOO_MANIFEST as in pyproject.toml, else yaml/ops.yaml.
 MANIFEST = Path(os.environ.get("FOO_MANIFEST") or REPO / "yaml" / "ops.yaml")
 
 
@@ -271,12 +272,13 @@ def native(what, dtype=None):
     except Exception as e:  # noqa: BLE001 - any error of the foo call is the test's failure
         error = e
     if error is not None:  # failed outside the except block, so no "during handling of" chain
-        e, hint = error, ""
-        if dtype is not None and dtype_mentioned(str(e), dtype):
+        message = f"foo raised {type(error).__name__}: {error}"
+        if fallbacks():
+            message += f"\n(after falling back to the CPU: {fallbacks()})"
+        if dtype is not None and dtype_mentioned(str(error), dtype):
             name = dtype_name(dtype)
-            hint = f"\nIf the foo kernel does not support {name}, opt out with a reason: 'tests: {{skip: {{{name}: \"why\"}}}}'"
-        fell = f"\n(after falling back to the CPU: {fallbacks()})" if fallbacks() else ""
-        fail(what, f"foo raised {type(e).__name__}: {e}{fell}{hint}")
+            message += f"\nIf the foo kernel does not support {name}, opt out with a reason: 'tests: {{skip: {{{name}: \"why\"}}}}'"
+        fail(what, message)
     if fallbacks():
         fail(what, f"fell back to the CPU: {fallbacks()}")
 

@@ -17,10 +17,10 @@ from torch.utils import _pytree as pytree
 import torch_foo
 from codegen.manifest import did_you_mean
 from optest import (
-    CASES, DTYPE_NAMES, N_GRAD, N_GRADCHECK, N_LAYOUT, N_VALUES, REPO, sample_ids, assert_same, candidate_names,
-    check_against_cpu, copy_to, describe, diff_outputs, dtype_mentioned, dtype_name, entry_name, fallbacks,
-    fail, grad_leaves, has_2d_tensor, load_manifest, map_entry, native, on, op_db, replace_leaves, sample_device, samples, targets,
-    transposed, variant_skip, where,
+    CASES, DTYPE_NAMES, N_GRAD, N_GRADCHECK, N_LAYOUT, N_VALUES, REPO, assert_same, candidate_names,
+    check_against_cpu, copy_to, describe, diff_outputs, dtype_mentioned, dtype_name, entry_name, fail,
+    fallbacks, grad_leaves, has_2d_tensor, load_manifest, map_entry, native, on, op_db, replace_leaves,
+    sample_device, sample_ids, samples, targets, transposed, variant_skip, where,
 )
 
 MANIFEST = load_manifest()
@@ -83,7 +83,9 @@ def test_manifest_entry_is_tested(entry):
         pytest.fail(f"{at}: custom op {name} has no OpInfo; add 'tests: {{covered_by: \"tests/test_....py\"}}'")
     names = {o.name for o in op_db}
     for n in entry.tests.opinfo:
-        assert n in names, f"{at}: unknown OpInfo '{n}'; " + did_you_mean(n, names, "see torch's op_db")
+        qualified = sorted(m for m in names if m.endswith(f".{n}"))  # nll_loss -> nn.functional.nll_loss
+        hint = f"did you mean '{qualified[0]}'?" if qualified else did_you_mean(n, names, "see torch's op_db")
+        assert n in names, f"{at}: unknown OpInfo '{n}'; {hint}"
     found = map_entry(entry)
     assert found, (
         f"{at}: {name} has no OpInfo (looked for {', '.join(entry.tests.opinfo or candidate_names(entry.op))} in op_db) "
