@@ -11,8 +11,12 @@ import yaml
 from .yaml_lines import DuplicateKey, LineDict, LineList, load
 
 TOP_KEYS = ("aten", "custom")
-ATEN_KEYS = ("op", "kernel", "out_as_primary")
-CUSTOM_KEYS = ("schema", "kernel", "tags")
+ATEN_KEYS = ("op", "kernel", "out_as_primary", "tests")
+CUSTOM_KEYS = ("schema", "kernel", "tags", "tests")
+# Keys of an entry's optional `tests:` mapping (read by tests/ops/, not by the generators).
+# Custom ops have no OpInfo, so they can only say which tests cover them.
+ATEN_TEST_KEYS = ("opinfo", "skip", "covered_by")
+CUSTOM_TEST_KEYS = ("covered_by",)
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 # C++ keywords a kernel must not be named after.
@@ -37,11 +41,23 @@ class ManifestError(Exception):
 
 
 @dataclass(frozen=True)
+class Tests:
+    """How tests/ops/ covers an entry: OpInfo names overriding the automatic mapping, cases or
+    dtypes or OpInfo variants opted out of (key -> written reason), or the tests that cover it."""
+
+    opinfo: tuple[str, ...] = ()
+    skip: tuple[tuple[str, str], ...] = ()
+    covered_by: str = ""
+    line: int = 0  # of the `tests:` key; 0 when the entry has none
+
+
+@dataclass(frozen=True)
 class AtenEntry:
     op: str
     kernel: str
     out_as_primary: bool
     line: int
+    tests: Tests = Tests()
 
 
 @dataclass(frozen=True)
@@ -50,6 +66,7 @@ class CustomEntry:
     kernel: str
     tags: tuple[str, ...]
     line: int
+    tests: Tests = Tests()
 
 
 @dataclass(frozen=True)
@@ -157,7 +174,7 @@ def _aten_entry(e: LineDict, line: int, path: str) -> AtenEntry:
             path, e.key_lines["out_as_primary"], f"'out_as_primary' must be true or false, got {oap!r}",
             "write 'out_as_primary: true' or 'out_as_primary: false'",
         )
-    return AtenEntry(op.removeprefix("aten::"), _kernel(e, path), oap, line)
+    return AtenEntry(op.removeprefix("aten::"), _kernel(e, path), oap, line, _tests(e, path, ATEN_TEST_KEYS))
 
 
 def _custom_entry(e: LineDict, line: int, path: str) -> CustomEntry:
@@ -169,5 +186,57 @@ def _custom_entry(e: LineDict, line: int, path: str) -> CustomEntry:
             path, e.key_lines["tags"], f"'tags' must be a list of torch.Tag names, got {tags!r}",
             "write e.g. 'tags: [pointwise]'",
         )
-    return CustomEntry(schema, _kernel(e, path), tuple(tags), line)
+    return CustomEntry(schema, _kernel(e, path), tuple(tags), line, _tests(e, path, CUSTOM_TEST_KEYS))
+
+
+def _tests(e: LineDict, path: str, allowed) -> Tests:
+    if "tests" not in e:
+        return Tests()
+    t, line = e["tests"], e.key_lines["tests"]
+    if not isinstance(t, LineDict):
+        raise ManifestError(
+            path, line, f"'tests' must be a mapping, got {t!r}",
+            "write e.g. 'tests: {skip: {float16: \"no half kernel yet\"}}' or 'tests: {covered_by: \"tests/test_x.py\"}'",
+        )
+    _check_keys(t, allowed, (), path, "tests")
+    if "covered_by" in t and len(t) > 1:
+        raise ManifestError(
+            path, line, "'covered_by' says the op has no generated tests, so it cannot go with 'opinfo' or 'skip'",
+            "keep either 'covered_by' or 'opinfo'/'skip'",
+        )
+    opinfo = t.get("opinfo", [])
+    if "opinfo" in t and (not isinstance(opinfo, list) or not opinfo or not all(isinstance(n, str) and n.strip() for n in opinfo)):
+        raise ManifestError(
+            path, t.key_lines["opinfo"], f"'opinfo' must be a non-empty list of OpInfo names, got {opinfo!r}",
+            "write e.g. 'opinfo: [nn.functional.nll_loss]'",
+        )
+    skip = t.get("skip", LineDict())
+    if "skip" in t and (not isinstance(skip, LineDict) or not skip):
+        raise ManifestError(
+            path, t.key_lines["skip"], f"'skip' must be a non-empty mapping of case to reason, got {skip!r}",
+            "write e.g. 'skip: {float16: \"no half kernel yet\"}'",
+        )
+    for key, reason in skip.items():
+        if not isinstance(key, str) or not key.strip():
+            raise ManifestError(
+                path, skip.key_lines[key], f"skip key {key!r} is not a case, dtype or OpInfo variant name",
+                "use e.g. out, inplace, noncontiguous, gradient, gradcheck, float16 or a variant name (quote it)",
+            )
+        if not isinstance(reason, str) or not reason.strip():
+            raise ManifestError(
+                path, skip.key_lines[key], f"skip of '{key}' has no written reason",
+                f"write why, e.g. '{key}: \"kernel has no half support yet\"'",
+            )
+    covered_by = t.get("covered_by", "")
+    if "covered_by" in t and (not isinstance(covered_by, str) or not covered_by.strip()):
+        raise ManifestError(
+            path, t.key_lines["covered_by"], f"'covered_by' must say which tests cover the op, got {covered_by!r}",
+            "write e.g. 'covered_by: \"tests/test_views.py\"'",
+        )
+    return Tests(
+        tuple(n.strip() for n in opinfo),
+        tuple((k.strip(), r.strip()) for k, r in skip.items()),
+        covered_by.strip(),
+        line,
+    )
 

@@ -114,3 +114,75 @@ def run_python(code=None, args=(), env=None, timeout=300):
     cmd = [sys.executable] + (["-c", code] if code is not None else list(args))
     # cwd is tests/, not the repo root, so the source tree cannot shadow an installed build.
     return subprocess.run(cmd, cwd=TESTS, env=full_env, capture_output=True, text=True, timeout=timeout)
+
+
+# ---- tests/ops/: a case that passed is not rerun while nothing it depends on changed ----------
+# The generated op tests are thousands of cases. Their outcome depends only on the built library,
+# the torch_foo package, the manifest, the test code, torch and the driver: all hashed into one
+# fingerprint, kept in pytest's cache with the ids of the cases that passed under it. A rebuild
+# that changes any kernel reruns everything. FOO_OPTESTS_CACHE=0 (or -p no:cacheprovider)
+# reruns everything too; a fresh CI checkout has no cache, so CI always runs every case.
+
+_OPS_DIR = TESTS / "ops"
+_OPS_CACHE_KEY = "torch_foo/optests"
+_ops_cache = {}  # "fingerprint", "ids" (op cases collected), "passed" (ids), "skipped" (count not rerun)
+
+
+def _ops_fingerprint():
+    import hashlib
+
+    import torch
+    import torch_foo
+
+    manifest = Path(os.environ.get("FOO_MANIFEST") or TESTS.parent / "yaml" / "ops.yaml")
+    files = (
+        sorted(Path(torch_foo._C.__file__).parent.glob("*.so"))  # _C and libtorch_foo
+        + sorted(Path(torch_foo.__file__).parent.glob("*.py"))
+        + sorted(_OPS_DIR.glob("*.py"))
+        + [Path(__file__), manifest]
+    )
+    h = hashlib.sha256()
+    for f in files:
+        h.update(str(f).encode() + b"\0" + f.read_bytes())
+    for v in (torch.__version__, os.environ.get("TORCH_FOO_DRIVER"), os.environ.get("TORCH_FOO_SIM_DEVICES")):
+        h.update(f"{v}\0".encode())
+    return h.hexdigest()
+
+
+def pytest_collection_modifyitems(config, items):
+    ops = [i for i in items if _OPS_DIR in Path(i.path).parents]
+    cache = getattr(config, "cache", None)
+    if not ops or cache is None or os.environ.get("FOO_OPTESTS_CACHE") == "0":
+        return
+    fingerprint = _ops_fingerprint()
+    stored = cache.get(_OPS_CACHE_KEY, {})
+    passed = set(stored.get("passed", ())) if stored.get("fingerprint") == fingerprint else set()
+    done = {i.nodeid for i in ops} & passed
+    _ops_cache.update(fingerprint=fingerprint, ids={i.nodeid for i in ops}, passed=passed, skipped=len(done))
+    if done:
+        config.hook.pytest_deselected(items=[i for i in items if i.nodeid in done])
+        items[:] = [i for i in items if i.nodeid not in done]
+
+
+def pytest_runtest_logreport(report):
+    if report.when != "call" or report.nodeid not in _ops_cache.get("ids", ()):
+        return
+    if report.passed:
+        _ops_cache["passed"].add(report.nodeid)
+    else:
+        _ops_cache["passed"].discard(report.nodeid)
+
+
+def pytest_sessionfinish(session):
+    if "passed" in _ops_cache:
+        session.config.cache.set(
+            _OPS_CACHE_KEY, {"fingerprint": _ops_cache["fingerprint"], "passed": sorted(_ops_cache["passed"])}
+        )
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _ops_cache.get("skipped"):
+        terminalreporter.write_line(
+            f"tests/ops: {_ops_cache['skipped']} cases passed before on this same build, manifest and test "
+            "code and were not rerun (FOO_OPTESTS_CACHE=0 reruns them)"
+        )

@@ -7,6 +7,7 @@ import os
 import pytest
 from codegen_helpers import run_codegen
 
+VIEW = "aten:\n  - op: view\n    kernel: view\n"
 AXPBY = 'custom:\n  - schema: "foo::axpby(Tensor x, Tensor y) -> Tensor"\n    kernel: axpby\n'
 
 # id: (manifest text, line, words in the message, words in the suggestion)
@@ -46,6 +47,22 @@ CASES = {
     "section_not_list": ("aten:\n  op: view\n", 1, ["'aten' must be a list"], ["'- ...'"]),
     "entry_not_mapping": ("aten:\n  - view\n", 2, ["each 'aten' entry must be a mapping"], ["- op:"]),
     "duplicate_key": ("aten:\n  - op: view\n    op: view\n    kernel: k\n", 3, ["duplicate key 'op'", "line 2"], ["keep only one"]),
+    "tests_not_mapping": (VIEW + "    tests: [skip]\n", 4, ["'tests' must be a mapping"], ["covered_by:"]),
+    "tests_unknown_key": (VIEW + "    tests:\n      skp: {out: why}\n", 5, ["unknown key 'skp'"], ["did you mean 'skip'"]),
+    "tests_skip_empty_reason": (
+        VIEW + "    tests:\n      skip:\n        out: why\n        float16: ''\n", 7,
+        ["skip of 'float16' has no written reason"], ["float16: \""],
+    ),
+    "tests_skip_no_reason": (VIEW + "    tests:\n      skip:\n        inplace:\n", 6, ["skip of 'inplace' has no written reason"], ["inplace: \""]),
+    "tests_skip_not_mapping": (VIEW + "    tests:\n      skip: [out]\n", 5, ["'skip' must be a non-empty mapping"], ["skip: {float16:"]),
+    "tests_skip_key_not_name": (VIEW + "    tests:\n      skip:\n        1: why\n", 6, ["skip key 1"], ["variant name"]),
+    "tests_opinfo_not_list": (VIEW + "    tests:\n      opinfo: view\n", 5, ["'opinfo' must be a non-empty list"], ["opinfo: ["]),
+    "tests_covered_by_empty": (VIEW + "    tests:\n      covered_by: ' '\n", 5, ["'covered_by' must say which tests"], ["covered_by: \""]),
+    "tests_covered_by_and_skip": (
+        VIEW + "    tests:\n      covered_by: tests/test_views.py\n      skip: {out: why}\n", 4,
+        ["'covered_by'", "cannot go with"], ["keep either"],
+    ),
+    "tests_custom_opinfo": (AXPBY + "    tests:\n      opinfo: [add]\n", 5, ["unknown key 'opinfo'"], ["'covered_by'"]),
     "invalid_yaml": ("aten:\n  - op: [view\n", 3, ["invalid YAML"], ["fix the YAML syntax"]),
 }
 

@@ -1,0 +1,242 @@
+"""Tests generated from yaml/ops.yaml: every native op against the CPU, through torch's OpInfos.
+
+A new manifest op is covered without new test code (mapping and opt-outs: optest.py and
+docs/adding-an-op.md). Test ids read `test_values[div.trunc_rounding-float32-sample3]`. Each
+foo call runs inside `native(...)`: the test fails, listing the ops, if anything fell back to
+the CPU. Samples are made on the CPU first, outside that check.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import torch
+from torch.utils import _pytree as pytree
+
+import torch_foo
+from codegen.manifest import did_you_mean
+from optest import (
+    CASES, DTYPE_NAMES, N_GRAD, N_GRADCHECK, N_LAYOUT, N_VALUES, REPO, assert_same, candidate_names,
+    check_against_cpu, copy_to, describe, diff_outputs, dtype_mentioned, dtype_name, entry_name, fail,
+    fallbacks, grad_leaves, has_2d_tensor, load_manifest, map_entry, native, on, op_db, replace_leaves,
+    sample_device, sample_ids, samples, targets, transposed, variant_skip, where,
+)
+
+MANIFEST = load_manifest()
+ENTRIES = list(MANIFEST.aten) + list(MANIFEST.custom)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_cpu_thread():
+    """CPU references of small inputs need no intra-op threads; on a busy 2-core machine
+    OpenMP's barriers made one 40k-element comparison take 400 ms instead of 1 ms."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def _skipped(key, case, reason):
+    return pytest.param(key, None, None, id=f"{key}-skipped", marks=pytest.mark.skip(reason=f"{key} {case}: {reason}"))
+
+
+def _params(case, dtypes, n, applies=lambda t: True, requires_grad=False):
+    """(key, dtype, sample id) for every target the case applies to; an opt-out shows as one skip."""
+    out = []
+    for key, t in sorted(targets().items()):
+        if not applies(t):
+            continue
+        if variant_skip(t):  # reported once, under test_values
+            out += [_skipped(key, "variant", variant_skip(t))] if case == "values" else []
+        elif t.skipped(case):
+            out.append(_skipped(key, case, t.skipped(case)))
+        else:
+            out += [
+                pytest.param(key, dtype, sid, id=f"{key}-{dtype_name(dtype)}-{sid}")
+                for dtype in dtypes(t)
+                for sid in sample_ids(key, dtype, n, requires_grad)
+            ]
+    return out
+
+
+def _call(opinfo):
+    return lambda s: opinfo.op(s.input, *s.args, **s.kwargs)
+
+
+def _what(key, dtype, case, sample):
+    return f"{key} {dtype_name(dtype)} {case} {describe(sample)}"
+
+
+# ---- every manifest entry is tested -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=entry_name)
+def test_manifest_entry_is_tested(entry):
+    """An op has OpInfo tests or says what covers it; its opt-outs name real cases."""
+    name, at = entry_name(entry), where(entry)
+    if entry.tests.covered_by:
+        for path in re.findall(r"tests/[\w/.-]+\.py", entry.tests.covered_by):
+            assert (REPO / path).exists(), f"{at}: {name} is covered_by {path}, which does not exist"
+        return
+    if not hasattr(entry, "op"):
+        pytest.fail(f"{at}: custom op {name} has no OpInfo; add 'tests: {{covered_by: \"tests/test_....py\"}}'")
+    names = {o.name for o in op_db}
+    for n in entry.tests.opinfo:
+        qualified = sorted(m for m in names if m.endswith(f".{n}"))  # nll_loss -> nn.functional.nll_loss
+        hint = f"did you mean '{qualified[0]}'?" if qualified else did_you_mean(n, names, "see torch's op_db")
+        assert n in names, f"{at}: unknown OpInfo '{n}'; {hint}"
+    found = map_entry(entry)
+    assert found, (
+        f"{at}: {name} has no OpInfo (looked for {', '.join(entry.tests.opinfo or candidate_names(entry.op))} in op_db) "
+        "and no covered_by; add 'tests: {opinfo: [<OpInfo name>]}' or 'tests: {covered_by: \"what tests it\"}'"
+    )
+    variants = {o.variant_test_name for o in found} - {""}
+    known = set(CASES) | set(DTYPE_NAMES) | variants
+    for key, _ in entry.tests.skip:
+        assert key in known, f"{at}: unknown skip key '{key}'; " + did_you_mean(
+            key, known, "use a case (" + ", ".join(CASES) + "), a dtype or a variant (" + ", ".join(sorted(variants)) + ")"
+        )
+    skipped = {k for k, _ in entry.tests.skip}
+    assert any(o.variant_test_name not in skipped or not o.variant_test_name for o in found), (
+        f"{at}: every OpInfo variant of {name} is skipped; say what tests it with 'covered_by' instead"
+    )
+
+
+# ---- values, layouts, out=, in-place ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("key,dtype,sid", _params("values", lambda t: t.dtypes, N_VALUES))
+def test_values(key, dtype, sid):
+    t = targets()[key]
+    s = samples(key, dtype)[sid]
+    check_against_cpu(_call(t.opinfo), s, _what(key, dtype, "values", s), dtype)
+
+
+@pytest.mark.parametrize("key,dtype,sid", _params("noncontiguous", lambda t: t.dtypes, N_LAYOUT))
+def test_noncontiguous(key, dtype, sid):
+    t = targets()[key]
+    s = samples(key, dtype)[sid]
+    check_against_cpu(_call(t.opinfo), s.noncontiguous(), _what(key, dtype, "noncontiguous", s), dtype)
+    if has_2d_tensor(s):
+        check_against_cpu(_call(t.opinfo), transposed(s), _what(key, dtype, "transposed", s), dtype)
+
+
+@pytest.mark.parametrize("key,dtype,sid", _params("out", lambda t: t.dtypes, N_LAYOUT, lambda t: t.opinfo.supports_out))
+def test_out(key, dtype, sid):
+    t = targets()[key]
+    s = samples(key, dtype)[sid]
+    cpu = on("cpu", s)
+    expected = t.opinfo.op(cpu.input, *cpu.args, **cpu.kwargs)  # gives the out shapes and dtypes
+    if not all(isinstance(e, torch.Tensor) for e in pytree.tree_leaves(expected)):
+        pytest.skip(f"{key} returns non-tensors: {type(expected).__name__}")
+    # out= of the right shape, then an empty one the op must resize.
+    for case, shape_of in (("out", lambda e: e.shape), ("resized out", lambda e: (0,))):
+
+        def call(smp, shape_of=shape_of):
+            device = sample_device(smp)
+            out = pytree.tree_map_only(torch.Tensor, lambda e: torch.empty(shape_of(e), dtype=e.dtype, device=device), expected)
+            result = t.opinfo.op(smp.input, *smp.args, **smp.kwargs, out=out)
+            assert all(r is o for r, o in zip(pytree.tree_leaves(result), pytree.tree_leaves(out))), "does not return its out"
+            return result
+
+        check_against_cpu(call, s, _what(key, dtype, case, s), dtype)
+
+
+@pytest.mark.parametrize("key,dtype,sid", _params("inplace", lambda t: t.dtypes, N_LAYOUT, lambda t: t.opinfo.inplace_variant))
+def test_inplace(key, dtype, sid):
+    t = targets()[key]
+    s = samples(key, dtype)[sid]
+
+    def call(smp):
+        result = t.opinfo.inplace_variant(smp.input, *smp.args, **smp.kwargs)
+        assert result is smp.input, "the in-place variant does not return self"
+        return result
+
+    # Where the result would broadcast beyond self, the CPU raises and so must foo.
+    check_against_cpu(call, s, _what(key, dtype, "inplace", s), dtype)
+
+
+def _opted_out_dtypes():
+    return [
+        pytest.param(key, d, id=f"{key}-{dtype_name(d)}")
+        for key, t in sorted(targets().items())
+        if not variant_skip(t)
+        for d in t.cpu_dtypes
+        if t.skipped(dtype_name(d))
+    ]
+
+
+@pytest.mark.parametrize("key,dtype", _opted_out_dtypes())
+def test_opted_out_dtype_raises_cleanly(key, dtype):
+    """A dtype the manifest opts out of may raise, but as a Python error naming the dtype, natively."""
+    t = targets()[key]
+    todo = list(samples(key, dtype).values())
+    if not todo:
+        pytest.skip(f"no {dtype_name(dtype)} samples")
+    foo = on("foo", todo[0])
+    torch_foo.reset_fallback_report()
+    what = _what(key, dtype, "opted-out dtype", todo[0])
+    error = None
+    try:
+        t.opinfo.op(foo.input, *foo.args, **foo.kwargs)
+    except Exception as e:  # noqa: BLE001 - any Python error is a clean refusal
+        error = e
+    if error is not None and not dtype_mentioned(str(error), dtype):
+        fail(what, f"the error should name the dtype: {type(error).__name__}: {error}")
+    if fallbacks():
+        fail(what, f"fell back to the CPU: {fallbacks()}")
+
+
+# ---- gradients --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "key,dtype,sid", _params("gradient", lambda t: [torch.float32] if t.grad_dtype_ok(torch.float32) else [], N_GRAD, requires_grad=True)
+)
+def test_gradient(key, dtype, sid):
+    """float32 gradients for a random grad_output equal the CPU's; forward and backward native."""
+    t = targets()[key]
+    s = samples(key, dtype, True)[sid]
+    what = _what(key, dtype, "gradient", s)
+    cpu, foo = on("cpu", s), on("foo", s)
+    cpu_outs = diff_outputs(t.opinfo, cpu)
+    if not cpu_outs:
+        pytest.skip(f"{what}: no differentiable output")
+    gen = torch.Generator().manual_seed(0)
+    grad_outs = [torch.randn(o.shape, dtype=o.dtype, generator=gen) for o in cpu_outs]
+    expected = torch.autograd.grad(cpu_outs, grad_leaves(cpu), grad_outs, allow_unused=True)
+    foo_grad_outs = [copy_to("foo")(g) for g in grad_outs]
+    with native(what, dtype):
+        actual = torch.autograd.grad(diff_outputs(t.opinfo, foo), grad_leaves(foo), foo_grad_outs, allow_unused=True)
+    assert_same(list(actual), list(expected), what)
+
+
+@pytest.mark.parametrize(
+    "key,dtype,sid",
+    _params("gradcheck", lambda t: [torch.float64] if t.grad_dtype_ok(torch.float64) else [], N_GRADCHECK, requires_grad=True),
+)
+def test_gradcheck(key, dtype, sid):
+    """Analytical vs numerical gradients on foo in float64.
+
+    No native check here: gradcheck itself runs helper ops (random vectors, dot products) that
+    need not be native; test_gradient proves the op's backward native.
+    """
+    t = targets()[key]
+    s = samples(key, dtype, True)[sid]
+    foo = on("foo", s)
+    leaves = grad_leaves(foo)
+    if not leaves:
+        pytest.skip("no input requires grad")
+
+    def fn(*xs):
+        inp, args, kwargs = replace_leaves(foo, xs)
+        return foo.output_process_fn_grad(t.opinfo.gradcheck_wrapper(t.opinfo.op, inp, *args, **kwargs))
+
+    error = None
+    try:
+        torch.autograd.gradcheck(fn, leaves, fast_mode=True)
+    except Exception as e:  # noqa: BLE001 - GradcheckError or an error of the op itself
+        error = e
+    if error is not None:
+        fail(_what(key, dtype, "gradcheck", s), f"{type(error).__name__}: {error}")
