@@ -18,14 +18,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 _SKIP = shutil.ignore_patterns(".git", ".venv", "build", "__pycache__", ".pytest_cache", "*.so", "*.egg-info")
 
-NEG_KERNEL = """
+DEG2RAD_KERNEL = """
 #include <ATen/ATen.h>
 #include "FooNativeFunctions.h"
 
 namespace foo::native {
-// -self through the axpby kernel; out arrives undefined from the functional overload.
-at::Tensor& neg_out(const at::Tensor& self, at::Tensor& out) {
-  auto result = axpby(self, self, -1.0, 0.0);
+// self * (pi / 180) through the axpby kernel; out arrives undefined from the functional overload.
+at::Tensor& deg2rad_out(const at::Tensor& self, at::Tensor& out) {
+  auto result = axpby(self, self, 3.14159265358979323846 / 180.0, 0.0);
   if (!out.defined()) out = result;
   else out.resize_(result.sizes()).copy_(result);
   return out;
@@ -82,12 +82,14 @@ def test_added_aten_op_is_registered_and_only_changed_files_recompile(project):
     src, site_dir = project
     manifest = src / "yaml" / "ops.yaml"
     text = manifest.read_text()
-    manifest.write_text(text.replace("\naten:\n", "\naten:\n  - op: neg.out\n    kernel: neg_out\n", 1))
-    (src / "csrc" / "aten" / "test_added_neg.cpp").write_text(NEG_KERNEL)
+    # An op no kernel family claims (neg, the earlier choice, is native now).
+    assert "deg2rad" not in text
+    manifest.write_text(text.replace("\naten:\n", "\naten:\n  - op: deg2rad.out\n    kernel: deg2rad_out\n", 1))
+    (src / "csrc" / "aten" / "test_added_deg2rad.cpp").write_text(DEG2RAD_KERNEL)
 
     compiled = _build(src, site_dir)
 
-    assert any("test_added_neg" in f for f in compiled), compiled
+    assert any("test_added_deg2rad" in f for f in compiled), compiled
     assert any("RegisterFoo" in f for f in compiled), compiled
     # Nothing that does not see the manifest recompiles: the runtime and drivers stay built.
     untouched = [f for f in compiled if "/runtime/" in f or "/sim/" in f or "kernels" in f]
@@ -95,18 +97,18 @@ def test_added_aten_op_is_registered_and_only_changed_files_recompile(project):
     out = _run_python(site_dir, """
         import torch, torch_foo
         assert torch_foo.__file__.startswith(%r), torch_foo.__file__
-        for op in ("aten::neg", "aten::neg.out", "aten::neg_"):
+        for op in ("aten::deg2rad", "aten::deg2rad.out", "aten::deg2rad_"):
             assert torch._C._dispatch_has_kernel_for_dispatch_key(op, "PrivateUse1"), op
         torch_foo.set_fallback_policy("error")
-        x = torch.tensor([1.5, -2.0, 0.0])
-        y = torch.neg(x.to("foo"))
+        x = torch.tensor([1.5, -2.0, 0.0, 180.0])
+        y = torch.deg2rad(x.to("foo"))
         assert y.device.type == "foo" and y.dtype == torch.float32
-        assert torch.equal(y.cpu(), -x)
-        z = x.to("foo"); z.neg_()
-        assert torch.equal(z.cpu(), -x)
-        print("neg ok")
+        assert torch.equal(y.cpu(), torch.deg2rad(x))
+        z = x.to("foo"); z.deg2rad_()
+        assert torch.equal(z.cpu(), torch.deg2rad(x))
+        print("deg2rad ok")
     """ % str(site_dir))
-    assert "neg ok" in out
+    assert "deg2rad ok" in out
 
 
 def test_added_custom_op_gets_a_binding(project):
