@@ -55,11 +55,13 @@ def device_checks(f: NativeFunction, namespace: str) -> list[str]:
         lines.append(f'TORCH_CHECK(common_device_.has_value(), "{label}: expected at least one tensor on the foo device");')
     else:
         outs = {a.name for a in f.func.arguments.out}
-        # Like TensorIterator: a pointwise aten op takes a 0-dim CPU tensor as a scalar operand.
+        # Like TensorIterator: a pointwise aten op takes a 0-dim CPU tensor as a scalar operand,
+        # `self` included (aten's mul_.Scalar calls mul.out with the wrapped scalar as `self`;
+        # torch.sub(cpu_scalar, x)), but never an argument it writes.
         pointwise = namespace == "aten" and "pointwise" in f.tags
         for a in tensors:
             writes = a.annotation is not None and a.annotation.is_write
-            scalar_ok = pointwise and not (a.name == "self" or a.name in outs or writes)
+            scalar_ok = pointwise and not (a.name in outs or writes)
             lines.append(
                 f'check_device("{label}", "{a.name}", {a.name}, common_device_, {str(scalar_ok).lower()});'
             )

@@ -124,7 +124,7 @@ at::Tensor & wrapper_uniform_(at::Tensor & self, double from, double to, ::std::
 
 at::Tensor & wrapper_add_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
-  check_device("aten::add.out", "self", self, common_device_, false);
+  check_device("aten::add.out", "self", self, common_device_, true);
   check_device("aten::add.out", "other", other, common_device_, true);
   check_device("aten::add.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -133,7 +133,7 @@ at::Tensor & wrapper_add_out(const at::Tensor & self, const at::Tensor & other, 
 
 at::Tensor wrapper_add_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
   ::std::optional<c10::Device> common_device_;
-  check_device("aten::add.Tensor", "self", self, common_device_, false);
+  check_device("aten::add.Tensor", "self", self, common_device_, true);
   check_device("aten::add.Tensor", "other", other, common_device_, true);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
   at::Tensor out;  // undefined: the out kernel allocates it
@@ -152,7 +152,7 @@ at::Tensor & wrapper_add__Tensor(at::Tensor & self, const at::Tensor & other, co
 
 at::Tensor & wrapper_sub_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
-  check_device("aten::sub.out", "self", self, common_device_, false);
+  check_device("aten::sub.out", "self", self, common_device_, true);
   check_device("aten::sub.out", "other", other, common_device_, true);
   check_device("aten::sub.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -161,7 +161,7 @@ at::Tensor & wrapper_sub_out(const at::Tensor & self, const at::Tensor & other, 
 
 at::Tensor wrapper_sub_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
   ::std::optional<c10::Device> common_device_;
-  check_device("aten::sub.Tensor", "self", self, common_device_, false);
+  check_device("aten::sub.Tensor", "self", self, common_device_, true);
   check_device("aten::sub.Tensor", "other", other, common_device_, true);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
   at::Tensor out;  // undefined: the out kernel allocates it
@@ -180,7 +180,7 @@ at::Tensor & wrapper_sub__Tensor(at::Tensor & self, const at::Tensor & other, co
 
 at::Tensor & wrapper_mul_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
-  check_device("aten::mul.out", "self", self, common_device_, false);
+  check_device("aten::mul.out", "self", self, common_device_, true);
   check_device("aten::mul.out", "other", other, common_device_, true);
   check_device("aten::mul.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -189,7 +189,7 @@ at::Tensor & wrapper_mul_out(const at::Tensor & self, const at::Tensor & other, 
 
 at::Tensor wrapper_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
   ::std::optional<c10::Device> common_device_;
-  check_device("aten::mul.Tensor", "self", self, common_device_, false);
+  check_device("aten::mul.Tensor", "self", self, common_device_, true);
   check_device("aten::mul.Tensor", "other", other, common_device_, true);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
   at::Tensor out;  // undefined: the out kernel allocates it
@@ -208,7 +208,7 @@ at::Tensor & wrapper_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
 
 at::Tensor & wrapper_div_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
-  check_device("aten::div.out", "self", self, common_device_, false);
+  check_device("aten::div.out", "self", self, common_device_, true);
   check_device("aten::div.out", "other", other, common_device_, true);
   check_device("aten::div.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -217,7 +217,7 @@ at::Tensor & wrapper_div_out(const at::Tensor & self, const at::Tensor & other, 
 
 at::Tensor wrapper_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
   ::std::optional<c10::Device> common_device_;
-  check_device("aten::div.Tensor", "self", self, common_device_, false);
+  check_device("aten::div.Tensor", "self", self, common_device_, true);
   check_device("aten::div.Tensor", "other", other, common_device_, true);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
   at::Tensor out;  // undefined: the out kernel allocates it
@@ -236,7 +236,7 @@ at::Tensor & wrapper_div__Tensor(at::Tensor & self, const at::Tensor & other) {
 
 at::Tensor & wrapper_div_out_mode(const at::Tensor & self, const at::Tensor & other, ::std::optional<c10::string_view> rounding_mode, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
-  check_device("aten::div.out_mode", "self", self, common_device_, false);
+  check_device("aten::div.out_mode", "self", self, common_device_, true);
   check_device("aten::div.out_mode", "other", other, common_device_, true);
   check_device("aten::div.out_mode", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -245,7 +245,7 @@ at::Tensor & wrapper_div_out_mode(const at::Tensor & self, const at::Tensor & ot
 
 at::Tensor wrapper_div_Tensor_mode(const at::Tensor & self, const at::Tensor & other, ::std::optional<c10::string_view> rounding_mode) {
   ::std::optional<c10::Device> common_device_;
-  check_device("aten::div.Tensor_mode", "self", self, common_device_, false);
+  check_device("aten::div.Tensor_mode", "self", self, common_device_, true);
   check_device("aten::div.Tensor_mode", "other", other, common_device_, true);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
   at::Tensor out;  // undefined: the out kernel allocates it

@@ -28,7 +28,7 @@ at::Tensor wrapper_view(const at::Tensor & self, c10::SymIntArrayRef size) {
 
 at::Tensor & wrapper_add_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
-  check_device("aten::add.out", "self", self, common_device_, false);
+  check_device("aten::add.out", "self", self, common_device_, true);
   check_device("aten::add.out", "other", other, common_device_, true);
   check_device("aten::add.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -37,7 +37,7 @@ at::Tensor & wrapper_add_out(const at::Tensor & self, const at::Tensor & other, 
 
 at::Tensor wrapper_add_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
   ::std::optional<c10::Device> common_device_;
-  check_device("aten::add.Tensor", "self", self, common_device_, false);
+  check_device("aten::add.Tensor", "self", self, common_device_, true);
   check_device("aten::add.Tensor", "other", other, common_device_, true);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
   at::Tensor out;  // undefined: the out kernel allocates it
