@@ -66,6 +66,24 @@ at::Tensor & div_out(const at::Tensor & self, const at::Tensor & other, at::Tens
 // aten::div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!) (also registered for div.Tensor_mode, div_.Tensor_mode)
 at::Tensor & div_out_mode(const at::Tensor & self, const at::Tensor & other, ::std::optional<c10::string_view> rounding_mode, at::Tensor & out);
 
+// aten::maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for maximum)
+at::Tensor & maximum_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+
+// aten::minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for minimum)
+at::Tensor & minimum_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+
+// aten::pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!) (also registered for pow.Tensor_Tensor, pow_.Tensor)
+at::Tensor & pow_tensor_tensor_out(const at::Tensor & self, const at::Tensor & exponent, at::Tensor & out);
+
+// aten::pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!) (also registered for pow.Tensor_Scalar, pow_.Scalar)
+at::Tensor & pow_tensor_scalar_out(const at::Tensor & self, const at::Scalar & exponent, at::Tensor & out);
+
+// aten::pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!) (also registered for pow.Scalar)
+at::Tensor & pow_scalar_out(const at::Scalar & self, const at::Tensor & exponent, at::Tensor & out);
+
+// aten::rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+at::Tensor rsub_tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha=1);
+
 // foo::axpby(Tensor x, Tensor y, float a=1, float b=1) -> Tensor
 at::Tensor axpby(const at::Tensor & x, const at::Tensor & y, double a=1, double b=1);
 

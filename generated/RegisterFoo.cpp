@@ -262,6 +262,122 @@ at::Tensor & wrapper_div__Tensor_mode(at::Tensor & self, const at::Tensor & othe
   return self;
 }
 
+at::Tensor & wrapper_maximum_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::maximum.out", "self", self, common_device_, true);
+  check_device("aten::maximum.out", "other", other, common_device_, true);
+  check_device("aten::maximum.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::maximum_out(self, other, out);
+}
+
+at::Tensor wrapper_maximum(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::maximum", "self", self, common_device_, true);
+  check_device("aten::maximum", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::maximum_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_minimum_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::minimum.out", "self", self, common_device_, true);
+  check_device("aten::minimum.out", "other", other, common_device_, true);
+  check_device("aten::minimum.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::minimum_out(self, other, out);
+}
+
+at::Tensor wrapper_minimum(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::minimum", "self", self, common_device_, true);
+  check_device("aten::minimum", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::minimum_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_pow_Tensor_Tensor_out(const at::Tensor & self, const at::Tensor & exponent, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::pow.Tensor_Tensor_out", "self", self, common_device_, true);
+  check_device("aten::pow.Tensor_Tensor_out", "exponent", exponent, common_device_, true);
+  check_device("aten::pow.Tensor_Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::pow_tensor_tensor_out(self, exponent, out);
+}
+
+at::Tensor wrapper_pow_Tensor_Tensor(const at::Tensor & self, const at::Tensor & exponent) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::pow.Tensor_Tensor", "self", self, common_device_, true);
+  check_device("aten::pow.Tensor_Tensor", "exponent", exponent, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::pow_tensor_tensor_out(self, exponent, out);
+  return out;
+}
+
+at::Tensor & wrapper_pow__Tensor(at::Tensor & self, const at::Tensor & exponent) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::pow_.Tensor", "self", self, common_device_, false);
+  check_device("aten::pow_.Tensor", "exponent", exponent, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::pow_tensor_tensor_out(self, exponent, self);
+  return self;
+}
+
+at::Tensor & wrapper_pow_Tensor_Scalar_out(const at::Tensor & self, const at::Scalar & exponent, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::pow.Tensor_Scalar_out", "self", self, common_device_, true);
+  check_device("aten::pow.Tensor_Scalar_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::pow_tensor_scalar_out(self, exponent, out);
+}
+
+at::Tensor wrapper_pow_Tensor_Scalar(const at::Tensor & self, const at::Scalar & exponent) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::pow.Tensor_Scalar", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::pow_tensor_scalar_out(self, exponent, out);
+  return out;
+}
+
+at::Tensor & wrapper_pow__Scalar(at::Tensor & self, const at::Scalar & exponent) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::pow_.Scalar", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::pow_tensor_scalar_out(self, exponent, self);
+  return self;
+}
+
+at::Tensor & wrapper_pow_Scalar_out(const at::Scalar & self, const at::Tensor & exponent, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::pow.Scalar_out", "exponent", exponent, common_device_, true);
+  check_device("aten::pow.Scalar_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::pow_scalar_out(self, exponent, out);
+}
+
+at::Tensor wrapper_pow_Scalar(const at::Scalar & self, const at::Tensor & exponent) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::pow.Scalar", "exponent", exponent, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::pow_scalar_out(self, exponent, out);
+  return out;
+}
+
+at::Tensor wrapper_rsub_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::rsub.Tensor", "self", self, common_device_, false);
+  check_device("aten::rsub.Tensor", "other", other, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::rsub_tensor(self, other, alpha);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -295,4 +411,17 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("div.out_mode", TORCH_FN(wrapper_div_out_mode));
   m.impl("div.Tensor_mode", TORCH_FN(wrapper_div_Tensor_mode));
   m.impl("div_.Tensor_mode", TORCH_FN(wrapper_div__Tensor_mode));
+  m.impl("maximum.out", TORCH_FN(wrapper_maximum_out));
+  m.impl("maximum", TORCH_FN(wrapper_maximum));
+  m.impl("minimum.out", TORCH_FN(wrapper_minimum_out));
+  m.impl("minimum", TORCH_FN(wrapper_minimum));
+  m.impl("pow.Tensor_Tensor_out", TORCH_FN(wrapper_pow_Tensor_Tensor_out));
+  m.impl("pow.Tensor_Tensor", TORCH_FN(wrapper_pow_Tensor_Tensor));
+  m.impl("pow_.Tensor", TORCH_FN(wrapper_pow__Tensor));
+  m.impl("pow.Tensor_Scalar_out", TORCH_FN(wrapper_pow_Tensor_Scalar_out));
+  m.impl("pow.Tensor_Scalar", TORCH_FN(wrapper_pow_Tensor_Scalar));
+  m.impl("pow_.Scalar", TORCH_FN(wrapper_pow__Scalar));
+  m.impl("pow.Scalar_out", TORCH_FN(wrapper_pow_Scalar_out));
+  m.impl("pow.Scalar", TORCH_FN(wrapper_pow_Scalar));
+  m.impl("rsub.Tensor", TORCH_FN(wrapper_rsub_Tensor));
 }
