@@ -84,6 +84,54 @@ at::Tensor & pow_scalar_out(const at::Scalar & self, const at::Tensor & exponent
 // aten::rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 at::Tensor rsub_tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha=1);
 
+// aten::eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for eq.Tensor, eq_.Tensor)
+at::Tensor & eq_tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+
+// aten::eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (also registered for eq.Scalar, eq_.Scalar)
+at::Tensor & eq_scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out);
+
+// aten::ne.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for ne.Tensor, ne_.Tensor)
+at::Tensor & ne_tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+
+// aten::ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (also registered for ne.Scalar, ne_.Scalar)
+at::Tensor & ne_scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out);
+
+// aten::lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for lt.Tensor, lt_.Tensor)
+at::Tensor & lt_tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+
+// aten::lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (also registered for lt.Scalar, lt_.Scalar)
+at::Tensor & lt_scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out);
+
+// aten::le.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for le.Tensor, le_.Tensor)
+at::Tensor & le_tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+
+// aten::le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (also registered for le.Scalar, le_.Scalar)
+at::Tensor & le_scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out);
+
+// aten::gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for gt.Tensor, gt_.Tensor)
+at::Tensor & gt_tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+
+// aten::gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (also registered for gt.Scalar, gt_.Scalar)
+at::Tensor & gt_scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out);
+
+// aten::ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for ge.Tensor, ge_.Tensor)
+at::Tensor & ge_tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+
+// aten::ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (also registered for ge.Scalar, ge_.Scalar)
+at::Tensor & ge_scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out);
+
+// aten::logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for logical_and, logical_and_)
+at::Tensor & logical_and_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+
+// aten::logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for logical_or, logical_or_)
+at::Tensor & logical_or_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+
+// aten::logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for logical_xor, logical_xor_)
+at::Tensor & logical_xor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+
+// aten::logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (also registered for logical_not, logical_not_)
+at::Tensor & logical_not_out(const at::Tensor & self, at::Tensor & out);
+
 // foo::axpby(Tensor x, Tensor y, float a=1, float b=1) -> Tensor
 at::Tensor axpby(const at::Tensor & x, const at::Tensor & y, double a=1, double b=1);
 

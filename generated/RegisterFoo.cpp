@@ -378,6 +378,433 @@ at::Tensor wrapper_rsub_Tensor(const at::Tensor & self, const at::Tensor & other
   return foo::native::rsub_tensor(self, other, alpha);
 }
 
+at::Tensor & wrapper_eq_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::eq.Tensor_out", "self", self, common_device_, true);
+  check_device("aten::eq.Tensor_out", "other", other, common_device_, true);
+  check_device("aten::eq.Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::eq_tensor_out(self, other, out);
+}
+
+at::Tensor wrapper_eq_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::eq.Tensor", "self", self, common_device_, true);
+  check_device("aten::eq.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::eq_tensor_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_eq__Tensor(at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::eq_.Tensor", "self", self, common_device_, false);
+  check_device("aten::eq_.Tensor", "other", other, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::eq_tensor_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_eq_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::eq.Scalar_out", "self", self, common_device_, true);
+  check_device("aten::eq.Scalar_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::eq_scalar_out(self, other, out);
+}
+
+at::Tensor wrapper_eq_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::eq.Scalar", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::eq_scalar_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_eq__Scalar(at::Tensor & self, const at::Scalar & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::eq_.Scalar", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::eq_scalar_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_ne_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::ne.Tensor_out", "self", self, common_device_, true);
+  check_device("aten::ne.Tensor_out", "other", other, common_device_, true);
+  check_device("aten::ne.Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::ne_tensor_out(self, other, out);
+}
+
+at::Tensor wrapper_ne_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::ne.Tensor", "self", self, common_device_, true);
+  check_device("aten::ne.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::ne_tensor_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_ne__Tensor(at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::ne_.Tensor", "self", self, common_device_, false);
+  check_device("aten::ne_.Tensor", "other", other, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::ne_tensor_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_ne_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::ne.Scalar_out", "self", self, common_device_, true);
+  check_device("aten::ne.Scalar_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::ne_scalar_out(self, other, out);
+}
+
+at::Tensor wrapper_ne_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::ne.Scalar", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::ne_scalar_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_ne__Scalar(at::Tensor & self, const at::Scalar & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::ne_.Scalar", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::ne_scalar_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_lt_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::lt.Tensor_out", "self", self, common_device_, true);
+  check_device("aten::lt.Tensor_out", "other", other, common_device_, true);
+  check_device("aten::lt.Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::lt_tensor_out(self, other, out);
+}
+
+at::Tensor wrapper_lt_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::lt.Tensor", "self", self, common_device_, true);
+  check_device("aten::lt.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::lt_tensor_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_lt__Tensor(at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::lt_.Tensor", "self", self, common_device_, false);
+  check_device("aten::lt_.Tensor", "other", other, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::lt_tensor_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_lt_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::lt.Scalar_out", "self", self, common_device_, true);
+  check_device("aten::lt.Scalar_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::lt_scalar_out(self, other, out);
+}
+
+at::Tensor wrapper_lt_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::lt.Scalar", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::lt_scalar_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_lt__Scalar(at::Tensor & self, const at::Scalar & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::lt_.Scalar", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::lt_scalar_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_le_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::le.Tensor_out", "self", self, common_device_, true);
+  check_device("aten::le.Tensor_out", "other", other, common_device_, true);
+  check_device("aten::le.Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::le_tensor_out(self, other, out);
+}
+
+at::Tensor wrapper_le_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::le.Tensor", "self", self, common_device_, true);
+  check_device("aten::le.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::le_tensor_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_le__Tensor(at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::le_.Tensor", "self", self, common_device_, false);
+  check_device("aten::le_.Tensor", "other", other, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::le_tensor_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_le_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::le.Scalar_out", "self", self, common_device_, true);
+  check_device("aten::le.Scalar_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::le_scalar_out(self, other, out);
+}
+
+at::Tensor wrapper_le_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::le.Scalar", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::le_scalar_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_le__Scalar(at::Tensor & self, const at::Scalar & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::le_.Scalar", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::le_scalar_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_gt_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::gt.Tensor_out", "self", self, common_device_, true);
+  check_device("aten::gt.Tensor_out", "other", other, common_device_, true);
+  check_device("aten::gt.Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::gt_tensor_out(self, other, out);
+}
+
+at::Tensor wrapper_gt_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::gt.Tensor", "self", self, common_device_, true);
+  check_device("aten::gt.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::gt_tensor_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_gt__Tensor(at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::gt_.Tensor", "self", self, common_device_, false);
+  check_device("aten::gt_.Tensor", "other", other, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::gt_tensor_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_gt_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::gt.Scalar_out", "self", self, common_device_, true);
+  check_device("aten::gt.Scalar_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::gt_scalar_out(self, other, out);
+}
+
+at::Tensor wrapper_gt_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::gt.Scalar", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::gt_scalar_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_gt__Scalar(at::Tensor & self, const at::Scalar & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::gt_.Scalar", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::gt_scalar_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_ge_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::ge.Tensor_out", "self", self, common_device_, true);
+  check_device("aten::ge.Tensor_out", "other", other, common_device_, true);
+  check_device("aten::ge.Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::ge_tensor_out(self, other, out);
+}
+
+at::Tensor wrapper_ge_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::ge.Tensor", "self", self, common_device_, true);
+  check_device("aten::ge.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::ge_tensor_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_ge__Tensor(at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::ge_.Tensor", "self", self, common_device_, false);
+  check_device("aten::ge_.Tensor", "other", other, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::ge_tensor_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_ge_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::ge.Scalar_out", "self", self, common_device_, true);
+  check_device("aten::ge.Scalar_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::ge_scalar_out(self, other, out);
+}
+
+at::Tensor wrapper_ge_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::ge.Scalar", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::ge_scalar_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_ge__Scalar(at::Tensor & self, const at::Scalar & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::ge_.Scalar", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::ge_scalar_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_logical_and_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::logical_and.out", "self", self, common_device_, true);
+  check_device("aten::logical_and.out", "other", other, common_device_, true);
+  check_device("aten::logical_and.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::logical_and_out(self, other, out);
+}
+
+at::Tensor wrapper_logical_and(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::logical_and", "self", self, common_device_, true);
+  check_device("aten::logical_and", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::logical_and_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_logical_and_(at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::logical_and_", "self", self, common_device_, false);
+  check_device("aten::logical_and_", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::logical_and_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_logical_or_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::logical_or.out", "self", self, common_device_, true);
+  check_device("aten::logical_or.out", "other", other, common_device_, true);
+  check_device("aten::logical_or.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::logical_or_out(self, other, out);
+}
+
+at::Tensor wrapper_logical_or(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::logical_or", "self", self, common_device_, true);
+  check_device("aten::logical_or", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::logical_or_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_logical_or_(at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::logical_or_", "self", self, common_device_, false);
+  check_device("aten::logical_or_", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::logical_or_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_logical_xor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::logical_xor.out", "self", self, common_device_, true);
+  check_device("aten::logical_xor.out", "other", other, common_device_, true);
+  check_device("aten::logical_xor.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::logical_xor_out(self, other, out);
+}
+
+at::Tensor wrapper_logical_xor(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::logical_xor", "self", self, common_device_, true);
+  check_device("aten::logical_xor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::logical_xor_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_logical_xor_(at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::logical_xor_", "self", self, common_device_, false);
+  check_device("aten::logical_xor_", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::logical_xor_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_logical_not_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::logical_not.out", "self", self, common_device_, true);
+  check_device("aten::logical_not.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::logical_not_out(self, out);
+}
+
+at::Tensor wrapper_logical_not(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::logical_not", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::logical_not_out(self, out);
+  return out;
+}
+
+at::Tensor & wrapper_logical_not_(at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::logical_not_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::logical_not_out(self, self);
+  return self;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -424,4 +851,52 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("pow.Scalar_out", TORCH_FN(wrapper_pow_Scalar_out));
   m.impl("pow.Scalar", TORCH_FN(wrapper_pow_Scalar));
   m.impl("rsub.Tensor", TORCH_FN(wrapper_rsub_Tensor));
+  m.impl("eq.Tensor_out", TORCH_FN(wrapper_eq_Tensor_out));
+  m.impl("eq.Tensor", TORCH_FN(wrapper_eq_Tensor));
+  m.impl("eq_.Tensor", TORCH_FN(wrapper_eq__Tensor));
+  m.impl("eq.Scalar_out", TORCH_FN(wrapper_eq_Scalar_out));
+  m.impl("eq.Scalar", TORCH_FN(wrapper_eq_Scalar));
+  m.impl("eq_.Scalar", TORCH_FN(wrapper_eq__Scalar));
+  m.impl("ne.Tensor_out", TORCH_FN(wrapper_ne_Tensor_out));
+  m.impl("ne.Tensor", TORCH_FN(wrapper_ne_Tensor));
+  m.impl("ne_.Tensor", TORCH_FN(wrapper_ne__Tensor));
+  m.impl("ne.Scalar_out", TORCH_FN(wrapper_ne_Scalar_out));
+  m.impl("ne.Scalar", TORCH_FN(wrapper_ne_Scalar));
+  m.impl("ne_.Scalar", TORCH_FN(wrapper_ne__Scalar));
+  m.impl("lt.Tensor_out", TORCH_FN(wrapper_lt_Tensor_out));
+  m.impl("lt.Tensor", TORCH_FN(wrapper_lt_Tensor));
+  m.impl("lt_.Tensor", TORCH_FN(wrapper_lt__Tensor));
+  m.impl("lt.Scalar_out", TORCH_FN(wrapper_lt_Scalar_out));
+  m.impl("lt.Scalar", TORCH_FN(wrapper_lt_Scalar));
+  m.impl("lt_.Scalar", TORCH_FN(wrapper_lt__Scalar));
+  m.impl("le.Tensor_out", TORCH_FN(wrapper_le_Tensor_out));
+  m.impl("le.Tensor", TORCH_FN(wrapper_le_Tensor));
+  m.impl("le_.Tensor", TORCH_FN(wrapper_le__Tensor));
+  m.impl("le.Scalar_out", TORCH_FN(wrapper_le_Scalar_out));
+  m.impl("le.Scalar", TORCH_FN(wrapper_le_Scalar));
+  m.impl("le_.Scalar", TORCH_FN(wrapper_le__Scalar));
+  m.impl("gt.Tensor_out", TORCH_FN(wrapper_gt_Tensor_out));
+  m.impl("gt.Tensor", TORCH_FN(wrapper_gt_Tensor));
+  m.impl("gt_.Tensor", TORCH_FN(wrapper_gt__Tensor));
+  m.impl("gt.Scalar_out", TORCH_FN(wrapper_gt_Scalar_out));
+  m.impl("gt.Scalar", TORCH_FN(wrapper_gt_Scalar));
+  m.impl("gt_.Scalar", TORCH_FN(wrapper_gt__Scalar));
+  m.impl("ge.Tensor_out", TORCH_FN(wrapper_ge_Tensor_out));
+  m.impl("ge.Tensor", TORCH_FN(wrapper_ge_Tensor));
+  m.impl("ge_.Tensor", TORCH_FN(wrapper_ge__Tensor));
+  m.impl("ge.Scalar_out", TORCH_FN(wrapper_ge_Scalar_out));
+  m.impl("ge.Scalar", TORCH_FN(wrapper_ge_Scalar));
+  m.impl("ge_.Scalar", TORCH_FN(wrapper_ge__Scalar));
+  m.impl("logical_and.out", TORCH_FN(wrapper_logical_and_out));
+  m.impl("logical_and", TORCH_FN(wrapper_logical_and));
+  m.impl("logical_and_", TORCH_FN(wrapper_logical_and_));
+  m.impl("logical_or.out", TORCH_FN(wrapper_logical_or_out));
+  m.impl("logical_or", TORCH_FN(wrapper_logical_or));
+  m.impl("logical_or_", TORCH_FN(wrapper_logical_or_));
+  m.impl("logical_xor.out", TORCH_FN(wrapper_logical_xor_out));
+  m.impl("logical_xor", TORCH_FN(wrapper_logical_xor));
+  m.impl("logical_xor_", TORCH_FN(wrapper_logical_xor_));
+  m.impl("logical_not.out", TORCH_FN(wrapper_logical_not_out));
+  m.impl("logical_not", TORCH_FN(wrapper_logical_not));
+  m.impl("logical_not_", TORCH_FN(wrapper_logical_not_));
 }
