@@ -132,6 +132,18 @@ at::Tensor & logical_xor_out(const at::Tensor & self, const at::Tensor & other, 
 // aten::logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (also registered for logical_not, logical_not_)
 at::Tensor & logical_not_out(const at::Tensor & self, at::Tensor & out);
 
+// aten::bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for bitwise_and.Tensor, bitwise_and_.Tensor)
+at::Tensor & bitwise_and_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+
+// aten::bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for bitwise_or.Tensor, bitwise_or_.Tensor)
+at::Tensor & bitwise_or_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+
+// aten::bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for bitwise_xor.Tensor, bitwise_xor_.Tensor)
+at::Tensor & bitwise_xor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+
+// aten::bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (also registered for bitwise_not, bitwise_not_)
+at::Tensor & bitwise_not_out(const at::Tensor & self, at::Tensor & out);
+
 // foo::axpby(Tensor x, Tensor y, float a=1, float b=1) -> Tensor
 at::Tensor axpby(const at::Tensor & x, const at::Tensor & y, double a=1, double b=1);
 

@@ -805,6 +805,115 @@ at::Tensor & wrapper_logical_not_(at::Tensor & self) {
   return self;
 }
 
+at::Tensor & wrapper_bitwise_and_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::bitwise_and.Tensor_out", "self", self, common_device_, true);
+  check_device("aten::bitwise_and.Tensor_out", "other", other, common_device_, true);
+  check_device("aten::bitwise_and.Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::bitwise_and_out(self, other, out);
+}
+
+at::Tensor wrapper_bitwise_and_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::bitwise_and.Tensor", "self", self, common_device_, true);
+  check_device("aten::bitwise_and.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::bitwise_and_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_bitwise_and__Tensor(at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::bitwise_and_.Tensor", "self", self, common_device_, false);
+  check_device("aten::bitwise_and_.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::bitwise_and_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_bitwise_or_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::bitwise_or.Tensor_out", "self", self, common_device_, true);
+  check_device("aten::bitwise_or.Tensor_out", "other", other, common_device_, true);
+  check_device("aten::bitwise_or.Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::bitwise_or_out(self, other, out);
+}
+
+at::Tensor wrapper_bitwise_or_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::bitwise_or.Tensor", "self", self, common_device_, true);
+  check_device("aten::bitwise_or.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::bitwise_or_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_bitwise_or__Tensor(at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::bitwise_or_.Tensor", "self", self, common_device_, false);
+  check_device("aten::bitwise_or_.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::bitwise_or_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_bitwise_xor_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::bitwise_xor.Tensor_out", "self", self, common_device_, true);
+  check_device("aten::bitwise_xor.Tensor_out", "other", other, common_device_, true);
+  check_device("aten::bitwise_xor.Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::bitwise_xor_out(self, other, out);
+}
+
+at::Tensor wrapper_bitwise_xor_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::bitwise_xor.Tensor", "self", self, common_device_, true);
+  check_device("aten::bitwise_xor.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::bitwise_xor_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_bitwise_xor__Tensor(at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::bitwise_xor_.Tensor", "self", self, common_device_, false);
+  check_device("aten::bitwise_xor_.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::bitwise_xor_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_bitwise_not_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::bitwise_not.out", "self", self, common_device_, true);
+  check_device("aten::bitwise_not.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::bitwise_not_out(self, out);
+}
+
+at::Tensor wrapper_bitwise_not(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::bitwise_not", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::bitwise_not_out(self, out);
+  return out;
+}
+
+at::Tensor & wrapper_bitwise_not_(at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::bitwise_not_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::bitwise_not_out(self, self);
+  return self;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -899,4 +1008,16 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("logical_not.out", TORCH_FN(wrapper_logical_not_out));
   m.impl("logical_not", TORCH_FN(wrapper_logical_not));
   m.impl("logical_not_", TORCH_FN(wrapper_logical_not_));
+  m.impl("bitwise_and.Tensor_out", TORCH_FN(wrapper_bitwise_and_Tensor_out));
+  m.impl("bitwise_and.Tensor", TORCH_FN(wrapper_bitwise_and_Tensor));
+  m.impl("bitwise_and_.Tensor", TORCH_FN(wrapper_bitwise_and__Tensor));
+  m.impl("bitwise_or.Tensor_out", TORCH_FN(wrapper_bitwise_or_Tensor_out));
+  m.impl("bitwise_or.Tensor", TORCH_FN(wrapper_bitwise_or_Tensor));
+  m.impl("bitwise_or_.Tensor", TORCH_FN(wrapper_bitwise_or__Tensor));
+  m.impl("bitwise_xor.Tensor_out", TORCH_FN(wrapper_bitwise_xor_Tensor_out));
+  m.impl("bitwise_xor.Tensor", TORCH_FN(wrapper_bitwise_xor_Tensor));
+  m.impl("bitwise_xor_.Tensor", TORCH_FN(wrapper_bitwise_xor__Tensor));
+  m.impl("bitwise_not.out", TORCH_FN(wrapper_bitwise_not_out));
+  m.impl("bitwise_not", TORCH_FN(wrapper_bitwise_not));
+  m.impl("bitwise_not_", TORCH_FN(wrapper_bitwise_not_));
 }
