@@ -144,6 +144,45 @@ at::Tensor & bitwise_xor_out(const at::Tensor & self, const at::Tensor & other, 
 // aten::bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (also registered for bitwise_not, bitwise_not_)
 at::Tensor & bitwise_not_out(const at::Tensor & self, at::Tensor & out);
 
+// aten::where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for where.self)
+at::Tensor & where_self_out(const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+
+// aten::masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)
+at::Tensor & masked_fill_scalar_(at::Tensor & self, const at::Tensor & mask, const at::Scalar & value);
+
+// aten::masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)
+at::Tensor & masked_fill_tensor_(at::Tensor & self, const at::Tensor & mask, const at::Tensor & value);
+
+// aten::lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!) (also registered for lerp.Scalar, lerp_.Scalar)
+at::Tensor & lerp_scalar_out(const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight, at::Tensor & out);
+
+// aten::lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!) (also registered for lerp.Tensor, lerp_.Tensor)
+at::Tensor & lerp_tensor_out(const at::Tensor & self, const at::Tensor & end, const at::Tensor & weight, at::Tensor & out);
+
+// aten::addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!) (also registered for addcmul, addcmul_)
+at::Tensor & addcmul_out(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, at::Tensor & out);
+
+// aten::addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!) (also registered for addcdiv, addcdiv_)
+at::Tensor & addcdiv_out(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, at::Tensor & out);
+
+// aten::clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!) (also registered for clamp, clamp_)
+at::Tensor & clamp_out(const at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max, at::Tensor & out);
+
+// aten::clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!) (also registered for clamp.Tensor, clamp_.Tensor)
+at::Tensor & clamp_tensor_out(const at::Tensor & self, const ::std::optional<at::Tensor> & min, const ::std::optional<at::Tensor> & max, at::Tensor & out);
+
+// aten::clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!) (also registered for clamp_min, clamp_min_)
+at::Tensor & clamp_min_out(const at::Tensor & self, const at::Scalar & min, at::Tensor & out);
+
+// aten::clamp_min.Tensor_out(Tensor self, Tensor min, *, Tensor(a!) out) -> Tensor(a!) (also registered for clamp_min.Tensor, clamp_min_.Tensor)
+at::Tensor & clamp_min_tensor_out(const at::Tensor & self, const at::Tensor & min, at::Tensor & out);
+
+// aten::clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!) (also registered for clamp_max, clamp_max_)
+at::Tensor & clamp_max_out(const at::Tensor & self, const at::Scalar & max, at::Tensor & out);
+
+// aten::clamp_max.Tensor_out(Tensor self, Tensor max, *, Tensor(a!) out) -> Tensor(a!) (also registered for clamp_max.Tensor, clamp_max_.Tensor)
+at::Tensor & clamp_max_tensor_out(const at::Tensor & self, const at::Tensor & max, at::Tensor & out);
+
 // foo::axpby(Tensor x, Tensor y, float a=1, float b=1) -> Tensor
 at::Tensor axpby(const at::Tensor & x, const at::Tensor & y, double a=1, double b=1);
 

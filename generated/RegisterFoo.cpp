@@ -914,6 +914,327 @@ at::Tensor & wrapper_bitwise_not_(at::Tensor & self) {
   return self;
 }
 
+at::Tensor & wrapper_where_self_out(const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::where.self_out", "condition", condition, common_device_, false);
+  check_device("aten::where.self_out", "self", self, common_device_, false);
+  check_device("aten::where.self_out", "other", other, common_device_, false);
+  check_device("aten::where.self_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::where_self_out(condition, self, other, out);
+}
+
+at::Tensor wrapper_where_self(const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::where.self", "condition", condition, common_device_, true);
+  check_device("aten::where.self", "self", self, common_device_, true);
+  check_device("aten::where.self", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::where_self_out(condition, self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_masked_fill__Scalar(at::Tensor & self, const at::Tensor & mask, const at::Scalar & value) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::masked_fill_.Scalar", "self", self, common_device_, false);
+  check_device("aten::masked_fill_.Scalar", "mask", mask, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::masked_fill_scalar_(self, mask, value);
+}
+
+at::Tensor & wrapper_masked_fill__Tensor(at::Tensor & self, const at::Tensor & mask, const at::Tensor & value) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::masked_fill_.Tensor", "self", self, common_device_, false);
+  check_device("aten::masked_fill_.Tensor", "mask", mask, common_device_, false);
+  check_device("aten::masked_fill_.Tensor", "value", value, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::masked_fill_tensor_(self, mask, value);
+}
+
+at::Tensor & wrapper_lerp_Scalar_out(const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::lerp.Scalar_out", "self", self, common_device_, true);
+  check_device("aten::lerp.Scalar_out", "end", end, common_device_, true);
+  check_device("aten::lerp.Scalar_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::lerp_scalar_out(self, end, weight, out);
+}
+
+at::Tensor wrapper_lerp_Scalar(const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::lerp.Scalar", "self", self, common_device_, true);
+  check_device("aten::lerp.Scalar", "end", end, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::lerp_scalar_out(self, end, weight, out);
+  return out;
+}
+
+at::Tensor & wrapper_lerp__Scalar(at::Tensor & self, const at::Tensor & end, const at::Scalar & weight) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::lerp_.Scalar", "self", self, common_device_, false);
+  check_device("aten::lerp_.Scalar", "end", end, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::lerp_scalar_out(self, end, weight, self);
+  return self;
+}
+
+at::Tensor & wrapper_lerp_Tensor_out(const at::Tensor & self, const at::Tensor & end, const at::Tensor & weight, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::lerp.Tensor_out", "self", self, common_device_, true);
+  check_device("aten::lerp.Tensor_out", "end", end, common_device_, true);
+  check_device("aten::lerp.Tensor_out", "weight", weight, common_device_, true);
+  check_device("aten::lerp.Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::lerp_tensor_out(self, end, weight, out);
+}
+
+at::Tensor wrapper_lerp_Tensor(const at::Tensor & self, const at::Tensor & end, const at::Tensor & weight) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::lerp.Tensor", "self", self, common_device_, true);
+  check_device("aten::lerp.Tensor", "end", end, common_device_, true);
+  check_device("aten::lerp.Tensor", "weight", weight, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::lerp_tensor_out(self, end, weight, out);
+  return out;
+}
+
+at::Tensor & wrapper_lerp__Tensor(at::Tensor & self, const at::Tensor & end, const at::Tensor & weight) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::lerp_.Tensor", "self", self, common_device_, false);
+  check_device("aten::lerp_.Tensor", "end", end, common_device_, true);
+  check_device("aten::lerp_.Tensor", "weight", weight, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::lerp_tensor_out(self, end, weight, self);
+  return self;
+}
+
+at::Tensor & wrapper_addcmul_out(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::addcmul.out", "self", self, common_device_, true);
+  check_device("aten::addcmul.out", "tensor1", tensor1, common_device_, true);
+  check_device("aten::addcmul.out", "tensor2", tensor2, common_device_, true);
+  check_device("aten::addcmul.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::addcmul_out(self, tensor1, tensor2, value, out);
+}
+
+at::Tensor wrapper_addcmul(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::addcmul", "self", self, common_device_, true);
+  check_device("aten::addcmul", "tensor1", tensor1, common_device_, true);
+  check_device("aten::addcmul", "tensor2", tensor2, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::addcmul_out(self, tensor1, tensor2, value, out);
+  return out;
+}
+
+at::Tensor & wrapper_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::addcmul_", "self", self, common_device_, false);
+  check_device("aten::addcmul_", "tensor1", tensor1, common_device_, true);
+  check_device("aten::addcmul_", "tensor2", tensor2, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::addcmul_out(self, tensor1, tensor2, value, self);
+  return self;
+}
+
+at::Tensor & wrapper_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::addcdiv.out", "self", self, common_device_, true);
+  check_device("aten::addcdiv.out", "tensor1", tensor1, common_device_, true);
+  check_device("aten::addcdiv.out", "tensor2", tensor2, common_device_, true);
+  check_device("aten::addcdiv.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::addcdiv_out(self, tensor1, tensor2, value, out);
+}
+
+at::Tensor wrapper_addcdiv(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::addcdiv", "self", self, common_device_, true);
+  check_device("aten::addcdiv", "tensor1", tensor1, common_device_, true);
+  check_device("aten::addcdiv", "tensor2", tensor2, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::addcdiv_out(self, tensor1, tensor2, value, out);
+  return out;
+}
+
+at::Tensor & wrapper_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::addcdiv_", "self", self, common_device_, false);
+  check_device("aten::addcdiv_", "tensor1", tensor1, common_device_, true);
+  check_device("aten::addcdiv_", "tensor2", tensor2, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::addcdiv_out(self, tensor1, tensor2, value, self);
+  return self;
+}
+
+at::Tensor & wrapper_clamp_out(const at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp.out", "self", self, common_device_, true);
+  check_device("aten::clamp.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::clamp_out(self, min, max, out);
+}
+
+at::Tensor wrapper_clamp(const at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::clamp_out(self, min, max, out);
+  return out;
+}
+
+at::Tensor & wrapper_clamp_(at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::clamp_out(self, min, max, self);
+  return self;
+}
+
+at::Tensor & wrapper_clamp_Tensor_out(const at::Tensor & self, const ::std::optional<at::Tensor> & min, const ::std::optional<at::Tensor> & max, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp.Tensor_out", "self", self, common_device_, true);
+  check_device("aten::clamp.Tensor_out", "min", min, common_device_, true);
+  check_device("aten::clamp.Tensor_out", "max", max, common_device_, true);
+  check_device("aten::clamp.Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::clamp_tensor_out(self, min, max, out);
+}
+
+at::Tensor wrapper_clamp_Tensor(const at::Tensor & self, const ::std::optional<at::Tensor> & min, const ::std::optional<at::Tensor> & max) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp.Tensor", "self", self, common_device_, true);
+  check_device("aten::clamp.Tensor", "min", min, common_device_, true);
+  check_device("aten::clamp.Tensor", "max", max, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::clamp_tensor_out(self, min, max, out);
+  return out;
+}
+
+at::Tensor & wrapper_clamp__Tensor(at::Tensor & self, const ::std::optional<at::Tensor> & min, const ::std::optional<at::Tensor> & max) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp_.Tensor", "self", self, common_device_, false);
+  check_device("aten::clamp_.Tensor", "min", min, common_device_, true);
+  check_device("aten::clamp_.Tensor", "max", max, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::clamp_tensor_out(self, min, max, self);
+  return self;
+}
+
+at::Tensor & wrapper_clamp_min_out(const at::Tensor & self, const at::Scalar & min, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp_min.out", "self", self, common_device_, true);
+  check_device("aten::clamp_min.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::clamp_min_out(self, min, out);
+}
+
+at::Tensor wrapper_clamp_min(const at::Tensor & self, const at::Scalar & min) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp_min", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::clamp_min_out(self, min, out);
+  return out;
+}
+
+at::Tensor & wrapper_clamp_min_(at::Tensor & self, const at::Scalar & min) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp_min_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::clamp_min_out(self, min, self);
+  return self;
+}
+
+at::Tensor & wrapper_clamp_min_Tensor_out(const at::Tensor & self, const at::Tensor & min, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp_min.Tensor_out", "self", self, common_device_, true);
+  check_device("aten::clamp_min.Tensor_out", "min", min, common_device_, true);
+  check_device("aten::clamp_min.Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::clamp_min_tensor_out(self, min, out);
+}
+
+at::Tensor wrapper_clamp_min_Tensor(const at::Tensor & self, const at::Tensor & min) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp_min.Tensor", "self", self, common_device_, true);
+  check_device("aten::clamp_min.Tensor", "min", min, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::clamp_min_tensor_out(self, min, out);
+  return out;
+}
+
+at::Tensor & wrapper_clamp_min__Tensor(at::Tensor & self, const at::Tensor & min) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp_min_.Tensor", "self", self, common_device_, false);
+  check_device("aten::clamp_min_.Tensor", "min", min, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::clamp_min_tensor_out(self, min, self);
+  return self;
+}
+
+at::Tensor & wrapper_clamp_max_out(const at::Tensor & self, const at::Scalar & max, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp_max.out", "self", self, common_device_, true);
+  check_device("aten::clamp_max.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::clamp_max_out(self, max, out);
+}
+
+at::Tensor wrapper_clamp_max(const at::Tensor & self, const at::Scalar & max) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp_max", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::clamp_max_out(self, max, out);
+  return out;
+}
+
+at::Tensor & wrapper_clamp_max_(at::Tensor & self, const at::Scalar & max) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp_max_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::clamp_max_out(self, max, self);
+  return self;
+}
+
+at::Tensor & wrapper_clamp_max_Tensor_out(const at::Tensor & self, const at::Tensor & max, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp_max.Tensor_out", "self", self, common_device_, true);
+  check_device("aten::clamp_max.Tensor_out", "max", max, common_device_, true);
+  check_device("aten::clamp_max.Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::clamp_max_tensor_out(self, max, out);
+}
+
+at::Tensor wrapper_clamp_max_Tensor(const at::Tensor & self, const at::Tensor & max) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp_max.Tensor", "self", self, common_device_, true);
+  check_device("aten::clamp_max.Tensor", "max", max, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::clamp_max_tensor_out(self, max, out);
+  return out;
+}
+
+at::Tensor & wrapper_clamp_max__Tensor(at::Tensor & self, const at::Tensor & max) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp_max_.Tensor", "self", self, common_device_, false);
+  check_device("aten::clamp_max_.Tensor", "max", max, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::clamp_max_tensor_out(self, max, self);
+  return self;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -1020,4 +1341,38 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("bitwise_not.out", TORCH_FN(wrapper_bitwise_not_out));
   m.impl("bitwise_not", TORCH_FN(wrapper_bitwise_not));
   m.impl("bitwise_not_", TORCH_FN(wrapper_bitwise_not_));
+  m.impl("where.self_out", TORCH_FN(wrapper_where_self_out));
+  m.impl("where.self", TORCH_FN(wrapper_where_self));
+  m.impl("masked_fill_.Scalar", TORCH_FN(wrapper_masked_fill__Scalar));
+  m.impl("masked_fill_.Tensor", TORCH_FN(wrapper_masked_fill__Tensor));
+  m.impl("lerp.Scalar_out", TORCH_FN(wrapper_lerp_Scalar_out));
+  m.impl("lerp.Scalar", TORCH_FN(wrapper_lerp_Scalar));
+  m.impl("lerp_.Scalar", TORCH_FN(wrapper_lerp__Scalar));
+  m.impl("lerp.Tensor_out", TORCH_FN(wrapper_lerp_Tensor_out));
+  m.impl("lerp.Tensor", TORCH_FN(wrapper_lerp_Tensor));
+  m.impl("lerp_.Tensor", TORCH_FN(wrapper_lerp__Tensor));
+  m.impl("addcmul.out", TORCH_FN(wrapper_addcmul_out));
+  m.impl("addcmul", TORCH_FN(wrapper_addcmul));
+  m.impl("addcmul_", TORCH_FN(wrapper_addcmul_));
+  m.impl("addcdiv.out", TORCH_FN(wrapper_addcdiv_out));
+  m.impl("addcdiv", TORCH_FN(wrapper_addcdiv));
+  m.impl("addcdiv_", TORCH_FN(wrapper_addcdiv_));
+  m.impl("clamp.out", TORCH_FN(wrapper_clamp_out));
+  m.impl("clamp", TORCH_FN(wrapper_clamp));
+  m.impl("clamp_", TORCH_FN(wrapper_clamp_));
+  m.impl("clamp.Tensor_out", TORCH_FN(wrapper_clamp_Tensor_out));
+  m.impl("clamp.Tensor", TORCH_FN(wrapper_clamp_Tensor));
+  m.impl("clamp_.Tensor", TORCH_FN(wrapper_clamp__Tensor));
+  m.impl("clamp_min.out", TORCH_FN(wrapper_clamp_min_out));
+  m.impl("clamp_min", TORCH_FN(wrapper_clamp_min));
+  m.impl("clamp_min_", TORCH_FN(wrapper_clamp_min_));
+  m.impl("clamp_min.Tensor_out", TORCH_FN(wrapper_clamp_min_Tensor_out));
+  m.impl("clamp_min.Tensor", TORCH_FN(wrapper_clamp_min_Tensor));
+  m.impl("clamp_min_.Tensor", TORCH_FN(wrapper_clamp_min__Tensor));
+  m.impl("clamp_max.out", TORCH_FN(wrapper_clamp_max_out));
+  m.impl("clamp_max", TORCH_FN(wrapper_clamp_max));
+  m.impl("clamp_max_", TORCH_FN(wrapper_clamp_max_));
+  m.impl("clamp_max.Tensor_out", TORCH_FN(wrapper_clamp_max_Tensor_out));
+  m.impl("clamp_max.Tensor", TORCH_FN(wrapper_clamp_max_Tensor));
+  m.impl("clamp_max_.Tensor", TORCH_FN(wrapper_clamp_max__Tensor));
 }
