@@ -10,12 +10,12 @@ __global__ void axpby_kernel(const T* x, const T* y, T* out, T a, T b, int64_t n
 
 void axpby(Stream stream, const float* x, const float* y, float* out, float a, float b, int64_t n) {
   if (n == 0) return;
-  launch("foo::axpby", axpby_kernel<float>, blocks_for(n), dim3(256), 0, stream, x, y, out, a, b, n);
+  launch_independent("foo::axpby", axpby_kernel<float>, blocks_for(n), dim3(256), stream, x, y, out, a, b, n);
 }
 
 void axpby(Stream stream, const double* x, const double* y, double* out, double a, double b, int64_t n) {
   if (n == 0) return;
-  launch("foo::axpby", axpby_kernel<double>, blocks_for(n), dim3(256), 0, stream, x, y, out, a, b, n);
+  launch_independent("foo::axpby", axpby_kernel<double>, blocks_for(n), dim3(256), stream, x, y, out, a, b, n);
 }
 
 }  // namespace foo::kernels::FOO_TARGET

@@ -8,9 +8,17 @@
 #include <string>
 #include <utility>
 
+#include "runtime/driver/launch_limits.h"
+
 #if defined(__CUDACC__)
 #include <cuda_runtime.h>
 #define FOO_TARGET cuda
+// Dynamic shared memory, spelled the same on both targets (the sim spelling is in
+// sim/emulation.h). One byte array for every kernel, so kernels that view it as different T do
+// not redeclare one extern with different types; 16-byte aligned for any T up to float4/double2.
+#define FOO_DYNAMIC_SHARED(T, name)                                   \
+  extern __shared__ __align__(16) unsigned char foo_dynamic_smem[];  \
+  T* name = reinterpret_cast<T*>(foo_dynamic_smem)
 #else
 #include "sim/emulation.h"
 #define FOO_TARGET sim
@@ -23,10 +31,24 @@ using Stream = void*;  // the driver's stream handle (cudaStream_t on cuda)
 namespace FOO_TARGET {
 
 // The one launch API of both targets (DESIGN.md decision 5): never a bare <<<...>>>.
+//
+// launch: for any kernel. On sim a block's threads are cooperative fibers, so __syncthreads,
+//   shared memory and warp collectives work; shared_bytes is the dynamic shared memory
+//   (FOO_DYNAMIC_SHARED).
+// launch_independent: for kernels whose threads never synchronise or communicate (elementwise).
+//   On sim each thread runs straight through on the host stack, about a function call per
+//   thread; a barrier or warp collective inside is an error naming the kernel. On cuda both are
+//   the same <<<>>> launch.
+// Both throw std::runtime_error naming the kernel when the configuration breaks a limit of
+// runtime/driver/launch_limits.h, and on sim queue the work asynchronously on `stream`: errors
+// inside the kernel surface at the next synchronize. `name` is copied.
 template <class... Params, class... Args>
 void launch(const char* name, void (*kernel)(Params...), dim3 grid, dim3 block, size_t shared_bytes,
             Stream stream, Args&&... args) {
 #if defined(__CUDACC__)
+  const unsigned g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
+  const std::string why = foo::runtime::launch_config_error(g, b, shared_bytes);
+  if (!why.empty()) throw std::runtime_error(std::string(name) + ": invalid launch: " + why);
   kernel<<<grid, block, shared_bytes, static_cast<cudaStream_t>(stream)>>>(std::forward<Args>(args)...);
   const cudaError_t status = cudaGetLastError();
   if (status != cudaSuccess) {
@@ -34,9 +56,23 @@ void launch(const char* name, void (*kernel)(Params...), dim3 grid, dim3 block, 
   }
 #else
   try {
-    foo::sim::launch(kernel, grid, block, shared_bytes, stream, std::forward<Args>(args)...);
+    foo::sim::launch_cooperative(name, kernel, grid, block, shared_bytes, stream, std::forward<Args>(args)...);
   } catch (const std::invalid_argument& e) {
-    throw std::runtime_error(std::string(name) + ": " + e.what());
+    throw std::runtime_error(std::string(name) + ": invalid launch: " + e.what());
+  }
+#endif
+}
+
+template <class... Params, class... Args>
+void launch_independent(const char* name, void (*kernel)(Params...), dim3 grid, dim3 block, Stream stream,
+                        Args&&... args) {
+#if defined(__CUDACC__)
+  launch(name, kernel, grid, block, 0, stream, std::forward<Args>(args)...);
+#else
+  try {
+    foo::sim::launch_independent(name, kernel, grid, block, stream, std::forward<Args>(args)...);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(std::string(name) + ": invalid launch: " + e.what());
   }
 #endif
 }
@@ -55,3 +91,5 @@ inline dim3 blocks_for(int64_t n, unsigned threads = 256) {
 
 }  // namespace FOO_TARGET
 }  // namespace foo::kernels
+
+#include "kernels/float_atomics.h"

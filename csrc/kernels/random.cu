@@ -33,10 +33,10 @@ __global__ void random_kernel(T* out, int64_t n, uint64_t seed, uint64_t offset,
 
 #define FOO_DEFINE_RANDOM(T)                                                                      \
   void uniform_fill(Stream stream, T* out, int64_t n, uint64_t seed, uint64_t offset, double a, double b) { \
-    if (n > 0) launch("uniform_", random_kernel<T, false>, blocks_for((n + 1) / 2), dim3(256), 0, stream, out, n, seed, offset, a, b); \
+    if (n > 0) launch_independent("uniform_", random_kernel<T, false>, blocks_for((n + 1) / 2), dim3(256), stream, out, n, seed, offset, a, b); \
   }                                                                                               \
   void normal_fill(Stream stream, T* out, int64_t n, uint64_t seed, uint64_t offset, double a, double b) { \
-    if (n > 0) launch("normal_", random_kernel<T, true>, blocks_for((n + 1) / 2), dim3(256), 0, stream, out, n, seed, offset, a, b); \
+    if (n > 0) launch_independent("normal_", random_kernel<T, true>, blocks_for((n + 1) / 2), dim3(256), stream, out, n, seed, offset, a, b); \
   }
 FOO_DEFINE_RANDOM(float)
 FOO_DEFINE_RANDOM(double)

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "driver.h"
+#include "launch_limits.h"
 #include "sim_event.h"
 #include "sim_memory.h"
 #include "sim_stream.h"
@@ -253,9 +254,10 @@ class SimDriver final : public Driver {
     p.multi_processor_count = hc ? static_cast<int>(hc) : 1;
     p.major = 9;
     p.minor = 0;
-    p.max_threads_per_block = 1024;
-    p.max_shared_memory_per_block = 48 * 1024;  // the emulator enforces it
-    p.warp_size = 32;
+    // The emulator (csrc/sim) enforces these limits at every launch.
+    p.max_threads_per_block = static_cast<int>(kMaxThreadsPerBlock);
+    p.max_shared_memory_per_block = static_cast<int>(kMaxSharedMemoryPerBlock);
+    p.warp_size = kWarpSize;
     return p;
   }
 

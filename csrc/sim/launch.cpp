@@ -1,0 +1,67 @@
+#include "sim/launch.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "runtime/driver/driver.h"
+#include "runtime/driver/launch_limits.h"
+#include "sim/block_scheduler.h"
+#include "sim/thread_pool.h"
+
+namespace foo::sim {
+namespace {
+
+// Waking a helper costs microseconds; an independent thread costs nanoseconds. Give each helper
+// at least this many emulated threads so that small elementwise grids stay on one host thread.
+constexpr uint64_t kIndependentThreadsPerHelper = 16384;
+
+BlockScheduler& scheduler() {
+  static thread_local BlockScheduler s;  // its fiber stacks live as long as the host thread
+  return s;
+}
+
+struct Grid {
+  KernelLaunch launch;
+  std::shared_ptr<const void> owner;
+};
+
+void run_block(void* ctx, uint64_t linear) {
+  const KernelLaunch& l = static_cast<const Grid*>(ctx)->launch;
+  const uint64_t gx = l.grid.x, gy = l.grid.y;
+  const uint3 b{static_cast<unsigned>(linear % gx), static_cast<unsigned>(linear / gx % gy),
+                static_cast<unsigned>(linear / (gx * gy))};
+  scheduler().run_block(l, b);
+}
+
+}  // namespace
+
+void launch_grid(const char* name, dim3 grid, dim3 block, size_t shared_bytes, bool cooperative, void* stream,
+                 void (*run_thread)(const void*), std::shared_ptr<const void> owner) {
+  const unsigned g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
+  const std::string why = runtime::launch_config_error(g, b, shared_bytes);
+  if (!why.empty()) throw std::invalid_argument(why);
+
+  auto task = std::make_shared<Grid>();
+  task->launch.name = name;
+  task->launch.grid = grid;
+  task->launch.block = block;
+  task->launch.shared_bytes = shared_bytes;
+  task->launch.cooperative = cooperative;
+  task->launch.run_thread = run_thread;
+  task->launch.closure = owner.get();
+  task->owner = std::move(owner);
+  runtime::driver().enqueue_host_task(stream, [task] {
+    const KernelLaunch& l = task->launch;
+    const uint64_t blocks = uint64_t{l.grid.x} * l.grid.y * l.grid.z;
+    uint64_t helpers = blocks - 1;
+    if (!l.cooperative) {
+      const uint64_t threads = blocks * l.block.x * l.block.y * l.block.z;
+      helpers = std::min(helpers, threads / kIndependentThreadsPerHelper);
+    }
+    parallel_for(blocks, static_cast<unsigned>(std::min<uint64_t>(helpers, 1u << 20)), &run_block, task.get());
+  });
+}
+
+unsigned char* dynamic_shared_memory() { return BlockScheduler::dynamic_shared(); }
+
+}  // namespace foo::sim
