@@ -77,13 +77,6 @@ void launch_independent(const char* name, void (*kernel)(Params...), dim3 grid, 
 #endif
 }
 
-// For kernels whose threads never synchronise or share memory (elementwise loops).
-template <class... Params, class... Args>
-void launch_independent(const char* name, void (*kernel)(Params...), dim3 grid, dim3 block, Stream stream,
-                        Args&&... args) {
-  launch(name, kernel, grid, block, 0, stream, std::forward<Args>(args)...);
-}
-
 // Blocks of 256 threads covering n elements.
 inline dim3 blocks_for(int64_t n, unsigned threads = 256) {
   return dim3(static_cast<unsigned>((n + threads - 1) / threads));
