@@ -234,6 +234,123 @@ at::Tensor & sigmoid_backward_out(const at::Tensor & grad_output, const at::Tens
 // aten::tanh_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!) (also registered for tanh_backward)
 at::Tensor & tanh_backward_out(const at::Tensor & grad_output, const at::Tensor & output, at::Tensor & grad_input);
 
+// aten::maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for maximum)
+at::Tensor & maximum_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+
+// aten::minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for minimum)
+at::Tensor & minimum_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+
+// aten::pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!) (also registered for pow.Tensor_Tensor, pow_.Tensor)
+at::Tensor & pow_tensor_tensor_out(const at::Tensor & self, const at::Tensor & exponent, at::Tensor & out);
+
+// aten::pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!) (also registered for pow.Tensor_Scalar, pow_.Scalar)
+at::Tensor & pow_tensor_scalar_out(const at::Tensor & self, const at::Scalar & exponent, at::Tensor & out);
+
+// aten::pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!) (also registered for pow.Scalar)
+at::Tensor & pow_scalar_out(const at::Scalar & self, const at::Tensor & exponent, at::Tensor & out);
+
+// aten::rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+at::Tensor rsub_tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha=1);
+
+// aten::eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for eq.Tensor, eq_.Tensor)
+at::Tensor & eq_tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+
+// aten::eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (also registered for eq.Scalar, eq_.Scalar)
+at::Tensor & eq_scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out);
+
+// aten::ne.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for ne.Tensor, ne_.Tensor)
+at::Tensor & ne_tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+
+// aten::ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (also registered for ne.Scalar, ne_.Scalar)
+at::Tensor & ne_scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out);
+
+// aten::lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for lt.Tensor, lt_.Tensor)
+at::Tensor & lt_tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+
+// aten::lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (also registered for lt.Scalar, lt_.Scalar)
+at::Tensor & lt_scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out);
+
+// aten::le.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for le.Tensor, le_.Tensor)
+at::Tensor & le_tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+
+// aten::le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (also registered for le.Scalar, le_.Scalar)
+at::Tensor & le_scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out);
+
+// aten::gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for gt.Tensor, gt_.Tensor)
+at::Tensor & gt_tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+
+// aten::gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (also registered for gt.Scalar, gt_.Scalar)
+at::Tensor & gt_scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out);
+
+// aten::ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for ge.Tensor, ge_.Tensor)
+at::Tensor & ge_tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+
+// aten::ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (also registered for ge.Scalar, ge_.Scalar)
+at::Tensor & ge_scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out);
+
+// aten::logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for logical_and, logical_and_)
+at::Tensor & logical_and_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+
+// aten::logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for logical_or, logical_or_)
+at::Tensor & logical_or_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+
+// aten::logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for logical_xor, logical_xor_)
+at::Tensor & logical_xor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+
+// aten::logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (also registered for logical_not, logical_not_)
+at::Tensor & logical_not_out(const at::Tensor & self, at::Tensor & out);
+
+// aten::bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for bitwise_and.Tensor, bitwise_and_.Tensor)
+at::Tensor & bitwise_and_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+
+// aten::bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for bitwise_or.Tensor, bitwise_or_.Tensor)
+at::Tensor & bitwise_or_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+
+// aten::bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for bitwise_xor.Tensor, bitwise_xor_.Tensor)
+at::Tensor & bitwise_xor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+
+// aten::bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (also registered for bitwise_not, bitwise_not_)
+at::Tensor & bitwise_not_out(const at::Tensor & self, at::Tensor & out);
+
+// aten::where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for where.self)
+at::Tensor & where_self_out(const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+
+// aten::masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)
+at::Tensor & masked_fill_scalar_(at::Tensor & self, const at::Tensor & mask, const at::Scalar & value);
+
+// aten::masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)
+at::Tensor & masked_fill_tensor_(at::Tensor & self, const at::Tensor & mask, const at::Tensor & value);
+
+// aten::lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!) (also registered for lerp.Scalar, lerp_.Scalar)
+at::Tensor & lerp_scalar_out(const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight, at::Tensor & out);
+
+// aten::lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!) (also registered for lerp.Tensor, lerp_.Tensor)
+at::Tensor & lerp_tensor_out(const at::Tensor & self, const at::Tensor & end, const at::Tensor & weight, at::Tensor & out);
+
+// aten::addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!) (also registered for addcmul, addcmul_)
+at::Tensor & addcmul_out(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, at::Tensor & out);
+
+// aten::addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!) (also registered for addcdiv, addcdiv_)
+at::Tensor & addcdiv_out(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, at::Tensor & out);
+
+// aten::clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!) (also registered for clamp, clamp_)
+at::Tensor & clamp_out(const at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max, at::Tensor & out);
+
+// aten::clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!) (also registered for clamp.Tensor, clamp_.Tensor)
+at::Tensor & clamp_tensor_out(const at::Tensor & self, const ::std::optional<at::Tensor> & min, const ::std::optional<at::Tensor> & max, at::Tensor & out);
+
+// aten::clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!) (also registered for clamp_min, clamp_min_)
+at::Tensor & clamp_min_out(const at::Tensor & self, const at::Scalar & min, at::Tensor & out);
+
+// aten::clamp_min.Tensor_out(Tensor self, Tensor min, *, Tensor(a!) out) -> Tensor(a!) (also registered for clamp_min.Tensor, clamp_min_.Tensor)
+at::Tensor & clamp_min_tensor_out(const at::Tensor & self, const at::Tensor & min, at::Tensor & out);
+
+// aten::clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!) (also registered for clamp_max, clamp_max_)
+at::Tensor & clamp_max_out(const at::Tensor & self, const at::Scalar & max, at::Tensor & out);
+
+// aten::clamp_max.Tensor_out(Tensor self, Tensor max, *, Tensor(a!) out) -> Tensor(a!) (also registered for clamp_max.Tensor, clamp_max_.Tensor)
+at::Tensor & clamp_max_tensor_out(const at::Tensor & self, const at::Tensor & max, at::Tensor & out);
+
 // foo::axpby(Tensor x, Tensor y, float a=1, float b=1) -> Tensor
 at::Tensor axpby(const at::Tensor & x, const at::Tensor & y, double a=1, double b=1);
 

@@ -1304,6 +1304,979 @@ at::Tensor wrapper_tanh_backward(const at::Tensor & grad_output, const at::Tenso
   return grad_input;
 }
 
+at::Tensor & wrapper_maximum_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::maximum.out", "self", self, common_device_, true);
+  check_device("aten::maximum.out", "other", other, common_device_, true);
+  check_device("aten::maximum.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::maximum_out(self, other, out);
+}
+
+at::Tensor wrapper_maximum(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::maximum", "self", self, common_device_, true);
+  check_device("aten::maximum", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::maximum_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_minimum_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::minimum.out", "self", self, common_device_, true);
+  check_device("aten::minimum.out", "other", other, common_device_, true);
+  check_device("aten::minimum.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::minimum_out(self, other, out);
+}
+
+at::Tensor wrapper_minimum(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::minimum", "self", self, common_device_, true);
+  check_device("aten::minimum", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::minimum_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_pow_Tensor_Tensor_out(const at::Tensor & self, const at::Tensor & exponent, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::pow.Tensor_Tensor_out", "self", self, common_device_, true);
+  check_device("aten::pow.Tensor_Tensor_out", "exponent", exponent, common_device_, true);
+  check_device("aten::pow.Tensor_Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::pow_tensor_tensor_out(self, exponent, out);
+}
+
+at::Tensor wrapper_pow_Tensor_Tensor(const at::Tensor & self, const at::Tensor & exponent) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::pow.Tensor_Tensor", "self", self, common_device_, true);
+  check_device("aten::pow.Tensor_Tensor", "exponent", exponent, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::pow_tensor_tensor_out(self, exponent, out);
+  return out;
+}
+
+at::Tensor & wrapper_pow__Tensor(at::Tensor & self, const at::Tensor & exponent) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::pow_.Tensor", "self", self, common_device_, false);
+  check_device("aten::pow_.Tensor", "exponent", exponent, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::pow_tensor_tensor_out(self, exponent, self);
+  return self;
+}
+
+at::Tensor & wrapper_pow_Tensor_Scalar_out(const at::Tensor & self, const at::Scalar & exponent, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::pow.Tensor_Scalar_out", "self", self, common_device_, true);
+  check_device("aten::pow.Tensor_Scalar_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::pow_tensor_scalar_out(self, exponent, out);
+}
+
+at::Tensor wrapper_pow_Tensor_Scalar(const at::Tensor & self, const at::Scalar & exponent) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::pow.Tensor_Scalar", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::pow_tensor_scalar_out(self, exponent, out);
+  return out;
+}
+
+at::Tensor & wrapper_pow__Scalar(at::Tensor & self, const at::Scalar & exponent) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::pow_.Scalar", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::pow_tensor_scalar_out(self, exponent, self);
+  return self;
+}
+
+at::Tensor & wrapper_pow_Scalar_out(const at::Scalar & self, const at::Tensor & exponent, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::pow.Scalar_out", "exponent", exponent, common_device_, true);
+  check_device("aten::pow.Scalar_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::pow_scalar_out(self, exponent, out);
+}
+
+at::Tensor wrapper_pow_Scalar(const at::Scalar & self, const at::Tensor & exponent) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::pow.Scalar", "exponent", exponent, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::pow_scalar_out(self, exponent, out);
+  return out;
+}
+
+at::Tensor wrapper_rsub_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::rsub.Tensor", "self", self, common_device_, false);
+  check_device("aten::rsub.Tensor", "other", other, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::rsub_tensor(self, other, alpha);
+}
+
+at::Tensor & wrapper_eq_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::eq.Tensor_out", "self", self, common_device_, true);
+  check_device("aten::eq.Tensor_out", "other", other, common_device_, true);
+  check_device("aten::eq.Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::eq_tensor_out(self, other, out);
+}
+
+at::Tensor wrapper_eq_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::eq.Tensor", "self", self, common_device_, true);
+  check_device("aten::eq.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::eq_tensor_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_eq__Tensor(at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::eq_.Tensor", "self", self, common_device_, false);
+  check_device("aten::eq_.Tensor", "other", other, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::eq_tensor_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_eq_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::eq.Scalar_out", "self", self, common_device_, true);
+  check_device("aten::eq.Scalar_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::eq_scalar_out(self, other, out);
+}
+
+at::Tensor wrapper_eq_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::eq.Scalar", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::eq_scalar_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_eq__Scalar(at::Tensor & self, const at::Scalar & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::eq_.Scalar", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::eq_scalar_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_ne_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::ne.Tensor_out", "self", self, common_device_, true);
+  check_device("aten::ne.Tensor_out", "other", other, common_device_, true);
+  check_device("aten::ne.Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::ne_tensor_out(self, other, out);
+}
+
+at::Tensor wrapper_ne_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::ne.Tensor", "self", self, common_device_, true);
+  check_device("aten::ne.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::ne_tensor_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_ne__Tensor(at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::ne_.Tensor", "self", self, common_device_, false);
+  check_device("aten::ne_.Tensor", "other", other, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::ne_tensor_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_ne_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::ne.Scalar_out", "self", self, common_device_, true);
+  check_device("aten::ne.Scalar_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::ne_scalar_out(self, other, out);
+}
+
+at::Tensor wrapper_ne_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::ne.Scalar", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::ne_scalar_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_ne__Scalar(at::Tensor & self, const at::Scalar & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::ne_.Scalar", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::ne_scalar_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_lt_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::lt.Tensor_out", "self", self, common_device_, true);
+  check_device("aten::lt.Tensor_out", "other", other, common_device_, true);
+  check_device("aten::lt.Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::lt_tensor_out(self, other, out);
+}
+
+at::Tensor wrapper_lt_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::lt.Tensor", "self", self, common_device_, true);
+  check_device("aten::lt.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::lt_tensor_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_lt__Tensor(at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::lt_.Tensor", "self", self, common_device_, false);
+  check_device("aten::lt_.Tensor", "other", other, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::lt_tensor_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_lt_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::lt.Scalar_out", "self", self, common_device_, true);
+  check_device("aten::lt.Scalar_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::lt_scalar_out(self, other, out);
+}
+
+at::Tensor wrapper_lt_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::lt.Scalar", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::lt_scalar_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_lt__Scalar(at::Tensor & self, const at::Scalar & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::lt_.Scalar", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::lt_scalar_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_le_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::le.Tensor_out", "self", self, common_device_, true);
+  check_device("aten::le.Tensor_out", "other", other, common_device_, true);
+  check_device("aten::le.Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::le_tensor_out(self, other, out);
+}
+
+at::Tensor wrapper_le_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::le.Tensor", "self", self, common_device_, true);
+  check_device("aten::le.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::le_tensor_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_le__Tensor(at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::le_.Tensor", "self", self, common_device_, false);
+  check_device("aten::le_.Tensor", "other", other, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::le_tensor_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_le_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::le.Scalar_out", "self", self, common_device_, true);
+  check_device("aten::le.Scalar_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::le_scalar_out(self, other, out);
+}
+
+at::Tensor wrapper_le_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::le.Scalar", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::le_scalar_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_le__Scalar(at::Tensor & self, const at::Scalar & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::le_.Scalar", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::le_scalar_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_gt_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::gt.Tensor_out", "self", self, common_device_, true);
+  check_device("aten::gt.Tensor_out", "other", other, common_device_, true);
+  check_device("aten::gt.Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::gt_tensor_out(self, other, out);
+}
+
+at::Tensor wrapper_gt_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::gt.Tensor", "self", self, common_device_, true);
+  check_device("aten::gt.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::gt_tensor_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_gt__Tensor(at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::gt_.Tensor", "self", self, common_device_, false);
+  check_device("aten::gt_.Tensor", "other", other, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::gt_tensor_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_gt_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::gt.Scalar_out", "self", self, common_device_, true);
+  check_device("aten::gt.Scalar_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::gt_scalar_out(self, other, out);
+}
+
+at::Tensor wrapper_gt_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::gt.Scalar", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::gt_scalar_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_gt__Scalar(at::Tensor & self, const at::Scalar & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::gt_.Scalar", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::gt_scalar_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_ge_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::ge.Tensor_out", "self", self, common_device_, true);
+  check_device("aten::ge.Tensor_out", "other", other, common_device_, true);
+  check_device("aten::ge.Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::ge_tensor_out(self, other, out);
+}
+
+at::Tensor wrapper_ge_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::ge.Tensor", "self", self, common_device_, true);
+  check_device("aten::ge.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::ge_tensor_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_ge__Tensor(at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::ge_.Tensor", "self", self, common_device_, false);
+  check_device("aten::ge_.Tensor", "other", other, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::ge_tensor_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_ge_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::ge.Scalar_out", "self", self, common_device_, true);
+  check_device("aten::ge.Scalar_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::ge_scalar_out(self, other, out);
+}
+
+at::Tensor wrapper_ge_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::ge.Scalar", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::ge_scalar_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_ge__Scalar(at::Tensor & self, const at::Scalar & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::ge_.Scalar", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::ge_scalar_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_logical_and_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::logical_and.out", "self", self, common_device_, true);
+  check_device("aten::logical_and.out", "other", other, common_device_, true);
+  check_device("aten::logical_and.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::logical_and_out(self, other, out);
+}
+
+at::Tensor wrapper_logical_and(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::logical_and", "self", self, common_device_, true);
+  check_device("aten::logical_and", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::logical_and_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_logical_and_(at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::logical_and_", "self", self, common_device_, false);
+  check_device("aten::logical_and_", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::logical_and_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_logical_or_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::logical_or.out", "self", self, common_device_, true);
+  check_device("aten::logical_or.out", "other", other, common_device_, true);
+  check_device("aten::logical_or.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::logical_or_out(self, other, out);
+}
+
+at::Tensor wrapper_logical_or(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::logical_or", "self", self, common_device_, true);
+  check_device("aten::logical_or", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::logical_or_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_logical_or_(at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::logical_or_", "self", self, common_device_, false);
+  check_device("aten::logical_or_", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::logical_or_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_logical_xor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::logical_xor.out", "self", self, common_device_, true);
+  check_device("aten::logical_xor.out", "other", other, common_device_, true);
+  check_device("aten::logical_xor.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::logical_xor_out(self, other, out);
+}
+
+at::Tensor wrapper_logical_xor(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::logical_xor", "self", self, common_device_, true);
+  check_device("aten::logical_xor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::logical_xor_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_logical_xor_(at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::logical_xor_", "self", self, common_device_, false);
+  check_device("aten::logical_xor_", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::logical_xor_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_logical_not_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::logical_not.out", "self", self, common_device_, true);
+  check_device("aten::logical_not.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::logical_not_out(self, out);
+}
+
+at::Tensor wrapper_logical_not(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::logical_not", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::logical_not_out(self, out);
+  return out;
+}
+
+at::Tensor & wrapper_logical_not_(at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::logical_not_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::logical_not_out(self, self);
+  return self;
+}
+
+at::Tensor & wrapper_bitwise_and_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::bitwise_and.Tensor_out", "self", self, common_device_, true);
+  check_device("aten::bitwise_and.Tensor_out", "other", other, common_device_, true);
+  check_device("aten::bitwise_and.Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::bitwise_and_out(self, other, out);
+}
+
+at::Tensor wrapper_bitwise_and_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::bitwise_and.Tensor", "self", self, common_device_, true);
+  check_device("aten::bitwise_and.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::bitwise_and_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_bitwise_and__Tensor(at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::bitwise_and_.Tensor", "self", self, common_device_, false);
+  check_device("aten::bitwise_and_.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::bitwise_and_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_bitwise_or_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::bitwise_or.Tensor_out", "self", self, common_device_, true);
+  check_device("aten::bitwise_or.Tensor_out", "other", other, common_device_, true);
+  check_device("aten::bitwise_or.Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::bitwise_or_out(self, other, out);
+}
+
+at::Tensor wrapper_bitwise_or_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::bitwise_or.Tensor", "self", self, common_device_, true);
+  check_device("aten::bitwise_or.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::bitwise_or_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_bitwise_or__Tensor(at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::bitwise_or_.Tensor", "self", self, common_device_, false);
+  check_device("aten::bitwise_or_.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::bitwise_or_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_bitwise_xor_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::bitwise_xor.Tensor_out", "self", self, common_device_, true);
+  check_device("aten::bitwise_xor.Tensor_out", "other", other, common_device_, true);
+  check_device("aten::bitwise_xor.Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::bitwise_xor_out(self, other, out);
+}
+
+at::Tensor wrapper_bitwise_xor_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::bitwise_xor.Tensor", "self", self, common_device_, true);
+  check_device("aten::bitwise_xor.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::bitwise_xor_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_bitwise_xor__Tensor(at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::bitwise_xor_.Tensor", "self", self, common_device_, false);
+  check_device("aten::bitwise_xor_.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::bitwise_xor_out(self, other, self);
+  return self;
+}
+
+at::Tensor & wrapper_bitwise_not_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::bitwise_not.out", "self", self, common_device_, true);
+  check_device("aten::bitwise_not.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::bitwise_not_out(self, out);
+}
+
+at::Tensor wrapper_bitwise_not(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::bitwise_not", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::bitwise_not_out(self, out);
+  return out;
+}
+
+at::Tensor & wrapper_bitwise_not_(at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::bitwise_not_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::bitwise_not_out(self, self);
+  return self;
+}
+
+at::Tensor & wrapper_where_self_out(const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::where.self_out", "condition", condition, common_device_, false);
+  check_device("aten::where.self_out", "self", self, common_device_, false);
+  check_device("aten::where.self_out", "other", other, common_device_, false);
+  check_device("aten::where.self_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::where_self_out(condition, self, other, out);
+}
+
+at::Tensor wrapper_where_self(const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::where.self", "condition", condition, common_device_, true);
+  check_device("aten::where.self", "self", self, common_device_, true);
+  check_device("aten::where.self", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::where_self_out(condition, self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_masked_fill__Scalar(at::Tensor & self, const at::Tensor & mask, const at::Scalar & value) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::masked_fill_.Scalar", "self", self, common_device_, false);
+  check_device("aten::masked_fill_.Scalar", "mask", mask, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::masked_fill_scalar_(self, mask, value);
+}
+
+at::Tensor & wrapper_masked_fill__Tensor(at::Tensor & self, const at::Tensor & mask, const at::Tensor & value) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::masked_fill_.Tensor", "self", self, common_device_, false);
+  check_device("aten::masked_fill_.Tensor", "mask", mask, common_device_, false);
+  check_device("aten::masked_fill_.Tensor", "value", value, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::masked_fill_tensor_(self, mask, value);
+}
+
+at::Tensor & wrapper_lerp_Scalar_out(const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::lerp.Scalar_out", "self", self, common_device_, true);
+  check_device("aten::lerp.Scalar_out", "end", end, common_device_, true);
+  check_device("aten::lerp.Scalar_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::lerp_scalar_out(self, end, weight, out);
+}
+
+at::Tensor wrapper_lerp_Scalar(const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::lerp.Scalar", "self", self, common_device_, true);
+  check_device("aten::lerp.Scalar", "end", end, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::lerp_scalar_out(self, end, weight, out);
+  return out;
+}
+
+at::Tensor & wrapper_lerp__Scalar(at::Tensor & self, const at::Tensor & end, const at::Scalar & weight) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::lerp_.Scalar", "self", self, common_device_, false);
+  check_device("aten::lerp_.Scalar", "end", end, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::lerp_scalar_out(self, end, weight, self);
+  return self;
+}
+
+at::Tensor & wrapper_lerp_Tensor_out(const at::Tensor & self, const at::Tensor & end, const at::Tensor & weight, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::lerp.Tensor_out", "self", self, common_device_, true);
+  check_device("aten::lerp.Tensor_out", "end", end, common_device_, true);
+  check_device("aten::lerp.Tensor_out", "weight", weight, common_device_, true);
+  check_device("aten::lerp.Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::lerp_tensor_out(self, end, weight, out);
+}
+
+at::Tensor wrapper_lerp_Tensor(const at::Tensor & self, const at::Tensor & end, const at::Tensor & weight) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::lerp.Tensor", "self", self, common_device_, true);
+  check_device("aten::lerp.Tensor", "end", end, common_device_, true);
+  check_device("aten::lerp.Tensor", "weight", weight, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::lerp_tensor_out(self, end, weight, out);
+  return out;
+}
+
+at::Tensor & wrapper_lerp__Tensor(at::Tensor & self, const at::Tensor & end, const at::Tensor & weight) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::lerp_.Tensor", "self", self, common_device_, false);
+  check_device("aten::lerp_.Tensor", "end", end, common_device_, true);
+  check_device("aten::lerp_.Tensor", "weight", weight, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::lerp_tensor_out(self, end, weight, self);
+  return self;
+}
+
+at::Tensor & wrapper_addcmul_out(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::addcmul.out", "self", self, common_device_, true);
+  check_device("aten::addcmul.out", "tensor1", tensor1, common_device_, true);
+  check_device("aten::addcmul.out", "tensor2", tensor2, common_device_, true);
+  check_device("aten::addcmul.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::addcmul_out(self, tensor1, tensor2, value, out);
+}
+
+at::Tensor wrapper_addcmul(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::addcmul", "self", self, common_device_, true);
+  check_device("aten::addcmul", "tensor1", tensor1, common_device_, true);
+  check_device("aten::addcmul", "tensor2", tensor2, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::addcmul_out(self, tensor1, tensor2, value, out);
+  return out;
+}
+
+at::Tensor & wrapper_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::addcmul_", "self", self, common_device_, false);
+  check_device("aten::addcmul_", "tensor1", tensor1, common_device_, true);
+  check_device("aten::addcmul_", "tensor2", tensor2, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::addcmul_out(self, tensor1, tensor2, value, self);
+  return self;
+}
+
+at::Tensor & wrapper_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::addcdiv.out", "self", self, common_device_, true);
+  check_device("aten::addcdiv.out", "tensor1", tensor1, common_device_, true);
+  check_device("aten::addcdiv.out", "tensor2", tensor2, common_device_, true);
+  check_device("aten::addcdiv.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::addcdiv_out(self, tensor1, tensor2, value, out);
+}
+
+at::Tensor wrapper_addcdiv(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::addcdiv", "self", self, common_device_, true);
+  check_device("aten::addcdiv", "tensor1", tensor1, common_device_, true);
+  check_device("aten::addcdiv", "tensor2", tensor2, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::addcdiv_out(self, tensor1, tensor2, value, out);
+  return out;
+}
+
+at::Tensor & wrapper_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::addcdiv_", "self", self, common_device_, false);
+  check_device("aten::addcdiv_", "tensor1", tensor1, common_device_, true);
+  check_device("aten::addcdiv_", "tensor2", tensor2, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::addcdiv_out(self, tensor1, tensor2, value, self);
+  return self;
+}
+
+at::Tensor & wrapper_clamp_out(const at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp.out", "self", self, common_device_, true);
+  check_device("aten::clamp.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::clamp_out(self, min, max, out);
+}
+
+at::Tensor wrapper_clamp(const at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::clamp_out(self, min, max, out);
+  return out;
+}
+
+at::Tensor & wrapper_clamp_(at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::clamp_out(self, min, max, self);
+  return self;
+}
+
+at::Tensor & wrapper_clamp_Tensor_out(const at::Tensor & self, const ::std::optional<at::Tensor> & min, const ::std::optional<at::Tensor> & max, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp.Tensor_out", "self", self, common_device_, true);
+  check_device("aten::clamp.Tensor_out", "min", min, common_device_, true);
+  check_device("aten::clamp.Tensor_out", "max", max, common_device_, true);
+  check_device("aten::clamp.Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::clamp_tensor_out(self, min, max, out);
+}
+
+at::Tensor wrapper_clamp_Tensor(const at::Tensor & self, const ::std::optional<at::Tensor> & min, const ::std::optional<at::Tensor> & max) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp.Tensor", "self", self, common_device_, true);
+  check_device("aten::clamp.Tensor", "min", min, common_device_, true);
+  check_device("aten::clamp.Tensor", "max", max, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::clamp_tensor_out(self, min, max, out);
+  return out;
+}
+
+at::Tensor & wrapper_clamp__Tensor(at::Tensor & self, const ::std::optional<at::Tensor> & min, const ::std::optional<at::Tensor> & max) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp_.Tensor", "self", self, common_device_, false);
+  check_device("aten::clamp_.Tensor", "min", min, common_device_, true);
+  check_device("aten::clamp_.Tensor", "max", max, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::clamp_tensor_out(self, min, max, self);
+  return self;
+}
+
+at::Tensor & wrapper_clamp_min_out(const at::Tensor & self, const at::Scalar & min, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp_min.out", "self", self, common_device_, true);
+  check_device("aten::clamp_min.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::clamp_min_out(self, min, out);
+}
+
+at::Tensor wrapper_clamp_min(const at::Tensor & self, const at::Scalar & min) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp_min", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::clamp_min_out(self, min, out);
+  return out;
+}
+
+at::Tensor & wrapper_clamp_min_(at::Tensor & self, const at::Scalar & min) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp_min_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::clamp_min_out(self, min, self);
+  return self;
+}
+
+at::Tensor & wrapper_clamp_min_Tensor_out(const at::Tensor & self, const at::Tensor & min, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp_min.Tensor_out", "self", self, common_device_, true);
+  check_device("aten::clamp_min.Tensor_out", "min", min, common_device_, true);
+  check_device("aten::clamp_min.Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::clamp_min_tensor_out(self, min, out);
+}
+
+at::Tensor wrapper_clamp_min_Tensor(const at::Tensor & self, const at::Tensor & min) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp_min.Tensor", "self", self, common_device_, true);
+  check_device("aten::clamp_min.Tensor", "min", min, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::clamp_min_tensor_out(self, min, out);
+  return out;
+}
+
+at::Tensor & wrapper_clamp_min__Tensor(at::Tensor & self, const at::Tensor & min) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp_min_.Tensor", "self", self, common_device_, false);
+  check_device("aten::clamp_min_.Tensor", "min", min, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::clamp_min_tensor_out(self, min, self);
+  return self;
+}
+
+at::Tensor & wrapper_clamp_max_out(const at::Tensor & self, const at::Scalar & max, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp_max.out", "self", self, common_device_, true);
+  check_device("aten::clamp_max.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::clamp_max_out(self, max, out);
+}
+
+at::Tensor wrapper_clamp_max(const at::Tensor & self, const at::Scalar & max) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp_max", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::clamp_max_out(self, max, out);
+  return out;
+}
+
+at::Tensor & wrapper_clamp_max_(at::Tensor & self, const at::Scalar & max) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp_max_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::clamp_max_out(self, max, self);
+  return self;
+}
+
+at::Tensor & wrapper_clamp_max_Tensor_out(const at::Tensor & self, const at::Tensor & max, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp_max.Tensor_out", "self", self, common_device_, true);
+  check_device("aten::clamp_max.Tensor_out", "max", max, common_device_, true);
+  check_device("aten::clamp_max.Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::clamp_max_tensor_out(self, max, out);
+}
+
+at::Tensor wrapper_clamp_max_Tensor(const at::Tensor & self, const at::Tensor & max) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp_max.Tensor", "self", self, common_device_, true);
+  check_device("aten::clamp_max.Tensor", "max", max, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::clamp_max_tensor_out(self, max, out);
+  return out;
+}
+
+at::Tensor & wrapper_clamp_max__Tensor(at::Tensor & self, const at::Tensor & max) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::clamp_max_.Tensor", "self", self, common_device_, false);
+  check_device("aten::clamp_max_.Tensor", "max", max, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::clamp_max_tensor_out(self, max, self);
+  return self;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -1454,4 +2427,111 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("sigmoid_backward", TORCH_FN(wrapper_sigmoid_backward));
   m.impl("tanh_backward.grad_input", TORCH_FN(wrapper_tanh_backward_grad_input));
   m.impl("tanh_backward", TORCH_FN(wrapper_tanh_backward));
+  m.impl("maximum.out", TORCH_FN(wrapper_maximum_out));
+  m.impl("maximum", TORCH_FN(wrapper_maximum));
+  m.impl("minimum.out", TORCH_FN(wrapper_minimum_out));
+  m.impl("minimum", TORCH_FN(wrapper_minimum));
+  m.impl("pow.Tensor_Tensor_out", TORCH_FN(wrapper_pow_Tensor_Tensor_out));
+  m.impl("pow.Tensor_Tensor", TORCH_FN(wrapper_pow_Tensor_Tensor));
+  m.impl("pow_.Tensor", TORCH_FN(wrapper_pow__Tensor));
+  m.impl("pow.Tensor_Scalar_out", TORCH_FN(wrapper_pow_Tensor_Scalar_out));
+  m.impl("pow.Tensor_Scalar", TORCH_FN(wrapper_pow_Tensor_Scalar));
+  m.impl("pow_.Scalar", TORCH_FN(wrapper_pow__Scalar));
+  m.impl("pow.Scalar_out", TORCH_FN(wrapper_pow_Scalar_out));
+  m.impl("pow.Scalar", TORCH_FN(wrapper_pow_Scalar));
+  m.impl("rsub.Tensor", TORCH_FN(wrapper_rsub_Tensor));
+  m.impl("eq.Tensor_out", TORCH_FN(wrapper_eq_Tensor_out));
+  m.impl("eq.Tensor", TORCH_FN(wrapper_eq_Tensor));
+  m.impl("eq_.Tensor", TORCH_FN(wrapper_eq__Tensor));
+  m.impl("eq.Scalar_out", TORCH_FN(wrapper_eq_Scalar_out));
+  m.impl("eq.Scalar", TORCH_FN(wrapper_eq_Scalar));
+  m.impl("eq_.Scalar", TORCH_FN(wrapper_eq__Scalar));
+  m.impl("ne.Tensor_out", TORCH_FN(wrapper_ne_Tensor_out));
+  m.impl("ne.Tensor", TORCH_FN(wrapper_ne_Tensor));
+  m.impl("ne_.Tensor", TORCH_FN(wrapper_ne__Tensor));
+  m.impl("ne.Scalar_out", TORCH_FN(wrapper_ne_Scalar_out));
+  m.impl("ne.Scalar", TORCH_FN(wrapper_ne_Scalar));
+  m.impl("ne_.Scalar", TORCH_FN(wrapper_ne__Scalar));
+  m.impl("lt.Tensor_out", TORCH_FN(wrapper_lt_Tensor_out));
+  m.impl("lt.Tensor", TORCH_FN(wrapper_lt_Tensor));
+  m.impl("lt_.Tensor", TORCH_FN(wrapper_lt__Tensor));
+  m.impl("lt.Scalar_out", TORCH_FN(wrapper_lt_Scalar_out));
+  m.impl("lt.Scalar", TORCH_FN(wrapper_lt_Scalar));
+  m.impl("lt_.Scalar", TORCH_FN(wrapper_lt__Scalar));
+  m.impl("le.Tensor_out", TORCH_FN(wrapper_le_Tensor_out));
+  m.impl("le.Tensor", TORCH_FN(wrapper_le_Tensor));
+  m.impl("le_.Tensor", TORCH_FN(wrapper_le__Tensor));
+  m.impl("le.Scalar_out", TORCH_FN(wrapper_le_Scalar_out));
+  m.impl("le.Scalar", TORCH_FN(wrapper_le_Scalar));
+  m.impl("le_.Scalar", TORCH_FN(wrapper_le__Scalar));
+  m.impl("gt.Tensor_out", TORCH_FN(wrapper_gt_Tensor_out));
+  m.impl("gt.Tensor", TORCH_FN(wrapper_gt_Tensor));
+  m.impl("gt_.Tensor", TORCH_FN(wrapper_gt__Tensor));
+  m.impl("gt.Scalar_out", TORCH_FN(wrapper_gt_Scalar_out));
+  m.impl("gt.Scalar", TORCH_FN(wrapper_gt_Scalar));
+  m.impl("gt_.Scalar", TORCH_FN(wrapper_gt__Scalar));
+  m.impl("ge.Tensor_out", TORCH_FN(wrapper_ge_Tensor_out));
+  m.impl("ge.Tensor", TORCH_FN(wrapper_ge_Tensor));
+  m.impl("ge_.Tensor", TORCH_FN(wrapper_ge__Tensor));
+  m.impl("ge.Scalar_out", TORCH_FN(wrapper_ge_Scalar_out));
+  m.impl("ge.Scalar", TORCH_FN(wrapper_ge_Scalar));
+  m.impl("ge_.Scalar", TORCH_FN(wrapper_ge__Scalar));
+  m.impl("logical_and.out", TORCH_FN(wrapper_logical_and_out));
+  m.impl("logical_and", TORCH_FN(wrapper_logical_and));
+  m.impl("logical_and_", TORCH_FN(wrapper_logical_and_));
+  m.impl("logical_or.out", TORCH_FN(wrapper_logical_or_out));
+  m.impl("logical_or", TORCH_FN(wrapper_logical_or));
+  m.impl("logical_or_", TORCH_FN(wrapper_logical_or_));
+  m.impl("logical_xor.out", TORCH_FN(wrapper_logical_xor_out));
+  m.impl("logical_xor", TORCH_FN(wrapper_logical_xor));
+  m.impl("logical_xor_", TORCH_FN(wrapper_logical_xor_));
+  m.impl("logical_not.out", TORCH_FN(wrapper_logical_not_out));
+  m.impl("logical_not", TORCH_FN(wrapper_logical_not));
+  m.impl("logical_not_", TORCH_FN(wrapper_logical_not_));
+  m.impl("bitwise_and.Tensor_out", TORCH_FN(wrapper_bitwise_and_Tensor_out));
+  m.impl("bitwise_and.Tensor", TORCH_FN(wrapper_bitwise_and_Tensor));
+  m.impl("bitwise_and_.Tensor", TORCH_FN(wrapper_bitwise_and__Tensor));
+  m.impl("bitwise_or.Tensor_out", TORCH_FN(wrapper_bitwise_or_Tensor_out));
+  m.impl("bitwise_or.Tensor", TORCH_FN(wrapper_bitwise_or_Tensor));
+  m.impl("bitwise_or_.Tensor", TORCH_FN(wrapper_bitwise_or__Tensor));
+  m.impl("bitwise_xor.Tensor_out", TORCH_FN(wrapper_bitwise_xor_Tensor_out));
+  m.impl("bitwise_xor.Tensor", TORCH_FN(wrapper_bitwise_xor_Tensor));
+  m.impl("bitwise_xor_.Tensor", TORCH_FN(wrapper_bitwise_xor__Tensor));
+  m.impl("bitwise_not.out", TORCH_FN(wrapper_bitwise_not_out));
+  m.impl("bitwise_not", TORCH_FN(wrapper_bitwise_not));
+  m.impl("bitwise_not_", TORCH_FN(wrapper_bitwise_not_));
+  m.impl("where.self_out", TORCH_FN(wrapper_where_self_out));
+  m.impl("where.self", TORCH_FN(wrapper_where_self));
+  m.impl("masked_fill_.Scalar", TORCH_FN(wrapper_masked_fill__Scalar));
+  m.impl("masked_fill_.Tensor", TORCH_FN(wrapper_masked_fill__Tensor));
+  m.impl("lerp.Scalar_out", TORCH_FN(wrapper_lerp_Scalar_out));
+  m.impl("lerp.Scalar", TORCH_FN(wrapper_lerp_Scalar));
+  m.impl("lerp_.Scalar", TORCH_FN(wrapper_lerp__Scalar));
+  m.impl("lerp.Tensor_out", TORCH_FN(wrapper_lerp_Tensor_out));
+  m.impl("lerp.Tensor", TORCH_FN(wrapper_lerp_Tensor));
+  m.impl("lerp_.Tensor", TORCH_FN(wrapper_lerp__Tensor));
+  m.impl("addcmul.out", TORCH_FN(wrapper_addcmul_out));
+  m.impl("addcmul", TORCH_FN(wrapper_addcmul));
+  m.impl("addcmul_", TORCH_FN(wrapper_addcmul_));
+  m.impl("addcdiv.out", TORCH_FN(wrapper_addcdiv_out));
+  m.impl("addcdiv", TORCH_FN(wrapper_addcdiv));
+  m.impl("addcdiv_", TORCH_FN(wrapper_addcdiv_));
+  m.impl("clamp.out", TORCH_FN(wrapper_clamp_out));
+  m.impl("clamp", TORCH_FN(wrapper_clamp));
+  m.impl("clamp_", TORCH_FN(wrapper_clamp_));
+  m.impl("clamp.Tensor_out", TORCH_FN(wrapper_clamp_Tensor_out));
+  m.impl("clamp.Tensor", TORCH_FN(wrapper_clamp_Tensor));
+  m.impl("clamp_.Tensor", TORCH_FN(wrapper_clamp__Tensor));
+  m.impl("clamp_min.out", TORCH_FN(wrapper_clamp_min_out));
+  m.impl("clamp_min", TORCH_FN(wrapper_clamp_min));
+  m.impl("clamp_min_", TORCH_FN(wrapper_clamp_min_));
+  m.impl("clamp_min.Tensor_out", TORCH_FN(wrapper_clamp_min_Tensor_out));
+  m.impl("clamp_min.Tensor", TORCH_FN(wrapper_clamp_min_Tensor));
+  m.impl("clamp_min_.Tensor", TORCH_FN(wrapper_clamp_min__Tensor));
+  m.impl("clamp_max.out", TORCH_FN(wrapper_clamp_max_out));
+  m.impl("clamp_max", TORCH_FN(wrapper_clamp_max));
+  m.impl("clamp_max_", TORCH_FN(wrapper_clamp_max_));
+  m.impl("clamp_max.Tensor_out", TORCH_FN(wrapper_clamp_max_Tensor_out));
+  m.impl("clamp_max.Tensor", TORCH_FN(wrapper_clamp_max_Tensor));
+  m.impl("clamp_max_.Tensor", TORCH_FN(wrapper_clamp_max__Tensor));
 }

@@ -66,4 +66,10 @@ at::Tensor& div_out_mode(const at::Tensor& self, const at::Tensor& other, std::o
   return finish(out, iter);
 }
 
+// rsub(self, other, alpha) = other - alpha * self, on the sub kernel.
+at::Tensor rsub_tensor(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
+  at::Tensor out;
+  return foo::native::sub_out(other, self, alpha, out);
+}
+
 }  // namespace foo::native

@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/Dispatch.h>
+#include <c10/core/DynamicCast.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -18,10 +19,12 @@ static_assert(static_cast<int>(foo::kernels::DType::BFloat16) == static_cast<int
                   static_cast<int>(foo::kernels::DType::UInt8) == static_cast<int>(at::kByte),
               "kernels::DType must number dtypes as c10::ScalarType does");
 
-void write_scalar(unsigned char (&bytes)[8], const at::Scalar& value, at::ScalarType dtype) {
+// An unchecked cast, as the CPU (which casts the 0-dim tensor) and CUDA (fetch_and_cast) read a
+// scalar operand: int8 + 1000 wraps there rather than raising an overflow error.
+void write_scalar(unsigned char (&bytes)[8], const at::Tensor& value, at::ScalarType dtype) {
   AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, dtype, "foo elementwise scalar", [&] {
     static_assert(sizeof(scalar_t) <= 8);
-    const scalar_t converted = value.to<scalar_t>();
+    const scalar_t converted = c10::fetch_and_cast<scalar_t>(value.scalar_type(), value.const_data_ptr());
     std::memcpy(bytes, &converted, sizeof(scalar_t));
   });
 }
@@ -36,7 +39,7 @@ foo::kernels::ElementwiseGeometry geometry_of(const at::TensorIteratorBase& iter
   g.contiguous = g.ndim <= 1;
   for (int k = 0; k < iter.ntensors(); ++k) {
     if (k >= iter.noutputs() && iter.is_cpu_scalar(k)) {
-      write_scalar(g.scalars[k], iter.tensor(k).item(), operand_dtypes[k]);
+      write_scalar(g.scalars[k], iter.tensor(k), operand_dtypes[k]);
       continue;  // data stays null: the kernel reads the scalar
     }
     g.data[k] = static_cast<char*>(iter.data_ptr(k));
