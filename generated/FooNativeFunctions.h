@@ -204,6 +204,15 @@ at::Tensor & tanh_out(const at::Tensor & self, at::Tensor & out);
 // aten::sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (also registered for sigmoid, sigmoid_)
 at::Tensor & sigmoid_out(const at::Tensor & self, at::Tensor & out);
 
+// aten::sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (also registered for sign, sign_)
+at::Tensor & sign_out(const at::Tensor & self, at::Tensor & out);
+
+// aten::sgn.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (also registered for sgn, sgn_)
+at::Tensor & sgn_out(const at::Tensor & self, at::Tensor & out);
+
+// aten::isnan(Tensor self) -> Tensor
+at::Tensor isnan(const at::Tensor & self);
+
 // aten::relu(Tensor self) -> Tensor
 at::Tensor relu(const at::Tensor & self);
 

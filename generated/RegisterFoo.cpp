@@ -1120,6 +1120,63 @@ at::Tensor & wrapper_sigmoid_(at::Tensor & self) {
   return self;
 }
 
+at::Tensor & wrapper_sign_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::sign.out", "self", self, common_device_, true);
+  check_device("aten::sign.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::sign_out(self, out);
+}
+
+at::Tensor wrapper_sign(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::sign", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::sign_out(self, out);
+  return out;
+}
+
+at::Tensor & wrapper_sign_(at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::sign_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::sign_out(self, self);
+  return self;
+}
+
+at::Tensor & wrapper_sgn_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::sgn.out", "self", self, common_device_, true);
+  check_device("aten::sgn.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::sgn_out(self, out);
+}
+
+at::Tensor wrapper_sgn(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::sgn", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::sgn_out(self, out);
+  return out;
+}
+
+at::Tensor & wrapper_sgn_(at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::sgn_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::sgn_out(self, self);
+  return self;
+}
+
+at::Tensor wrapper_isnan(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::isnan", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::isnan(self);
+}
+
 at::Tensor wrapper_relu(const at::Tensor & self) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::relu", "self", self, common_device_, true);
@@ -2406,6 +2463,13 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("sigmoid.out", TORCH_FN(wrapper_sigmoid_out));
   m.impl("sigmoid", TORCH_FN(wrapper_sigmoid));
   m.impl("sigmoid_", TORCH_FN(wrapper_sigmoid_));
+  m.impl("sign.out", TORCH_FN(wrapper_sign_out));
+  m.impl("sign", TORCH_FN(wrapper_sign));
+  m.impl("sign_", TORCH_FN(wrapper_sign_));
+  m.impl("sgn.out", TORCH_FN(wrapper_sgn_out));
+  m.impl("sgn", TORCH_FN(wrapper_sgn));
+  m.impl("sgn_", TORCH_FN(wrapper_sgn_));
+  m.impl("isnan", TORCH_FN(wrapper_isnan));
   m.impl("relu", TORCH_FN(wrapper_relu));
   m.impl("relu_", TORCH_FN(wrapper_relu_));
   m.impl("threshold.out", TORCH_FN(wrapper_threshold_out));

@@ -17,7 +17,8 @@ using foo::kernels::UnaryOp;
 at::Tensor& run_unary(const char* name, UnaryOp op, at::TensorIterator& iter, at::Tensor& out) {
   const auto common = iter.common_dtype();
   // The CPU kernels' dtype coverage, with its error kind (NotImplementedError) and wording.
-  const bool supported = op == UnaryOp::Abs || op == UnaryOp::Neg
+  const bool supported = op == UnaryOp::Sign ? !at::isComplexType(common)
+                         : op == UnaryOp::Abs || op == UnaryOp::Neg
                              ? !at::isComplexType(common) && common != at::kBool
                              : at::isFloatingType(common);
   TORCH_CHECK_NOT_IMPLEMENTED(supported, "\"", name, "\" not implemented for '", toString(common), "' on foo");
@@ -57,5 +58,16 @@ at::Tensor& tanh_out(const at::Tensor& self, at::Tensor& out) { return float_op(
 at::Tensor& sigmoid_out(const at::Tensor& self, at::Tensor& out) {
   return float_op("sigmoid", UnaryOp::Sigmoid, self, out);
 }
+
+at::Tensor& sign_out(const at::Tensor& self, at::Tensor& out) {
+  auto iter = at::TensorIterator::unary_op(out, self);
+  return run_unary("sign", UnaryOp::Sign, iter, out);
+}
+
+// sgn is sign for real dtypes (foo has no complex ones).
+at::Tensor& sgn_out(const at::Tensor& self, at::Tensor& out) { return foo::native::sign_out(self, out); }
+
+// NaN is the one value unequal to itself; the comparison kernel answers.
+at::Tensor isnan(const at::Tensor& self) { return at::ne(self, self); }
 
 }  // namespace foo::native

@@ -32,16 +32,18 @@ __device__ __forceinline__ T safe_int_div(T a, T b) {
   return static_cast<T>(a / b);
 }
 
-// Floor division as c10::div_floor_floating / div_floor_integer compute it, so results match the CPU.
-template <typename M>
+// Floor division as c10::div_floor_floating / div_floor_integer compute it, so results match the
+// CPU; every step rounds to T, as the CPU's arithmetic in T does (a no-op for float and double).
+template <typename T, typename M>
 __device__ __forceinline__ M floor_div_float(M a, M b) {
+  const auto r = [](M v) { return static_cast<M>(cast<T>(v)); };
   if (b == 0) return a / b;
-  const M mod = fmod(a, b);
-  M div = (a - mod) / b;
-  if (mod != 0 && (b < 0) != (mod < 0)) div -= M(1);
-  if (div == 0) return copysign(M(0), a / b);
+  const M mod = r(fmod(a, b));
+  M div = r(r(a - mod) / b);
+  if (mod != 0 && (b < 0) != (mod < 0)) div = r(div - M(1));
+  if (div == 0) return copysign(M(0), r(a / b));
   M floored = floor(div);
-  if (div - floored > M(0.5)) floored += M(1);
+  if (r(div - floored) > M(0.5)) floored = r(floored + M(1));
   return floored;
 }
 
@@ -61,7 +63,7 @@ struct DivFn {
       if (mode == DivMode::True) return cast<T>(x / y);
       // The CPU rounds a 16-bit quotient to T before truncating; so do we, to agree with it.
       if (mode == DivMode::Trunc) return cast<T>(trunc(static_cast<M>(cast<T>(x / y))));
-      return cast<T>(floor_div_float(x, y));
+      return cast<T>(floor_div_float<T>(x, y));
     }
   }
 };

@@ -1,4 +1,4 @@
-// Unary math: neg, abs, exp, log, sqrt, rsqrt, sin, cos, tanh, sigmoid. One functor per op,
+// Unary math: neg, abs, exp, log, sqrt, rsqrt, sin, cos, tanh, sigmoid, sign. One functor per op,
 // computing in opmath_t (float for half/bfloat16, rounded once at the end, as the CPU does) with
 // the float function for float and the double one for double.
 #include "kernels/elementwise.cuh"
@@ -20,6 +20,10 @@ template <UnaryOp Op, typename T>
 struct UnaryFn {
   __device__ T operator()(T x) const {
     if constexpr (std::is_integral_v<T>) {
+      if constexpr (Op == UnaryOp::Sign) {
+        if constexpr (std::is_same_v<T, bool>) return x;
+        else return static_cast<T>((T(0) < x) - (x < T(0)));
+      }
       if constexpr (Op == UnaryOp::Neg) return wrapping_neg(x);
       if constexpr (std::is_unsigned_v<T>) return x;
       else return x < 0 ? wrapping_neg(x) : x;
@@ -42,11 +46,14 @@ struct UnaryFn {
     if constexpr (Op == UnaryOp::Cos) return math::cos(v);
     if constexpr (Op == UnaryOp::Tanh) return math::tanh(v);
     if constexpr (Op == UnaryOp::Sigmoid) return M(1) / (M(1) + math::exp(-v));
+    if constexpr (Op == UnaryOp::Sign) return M((M(0) < v) - (v < M(0)));  // NaN gives 0, as on the CPU
   }
 };
 
 template <UnaryOp Op>
-constexpr uint32_t kUnaryTypes = Op == UnaryOp::Neg || Op == UnaryOp::Abs ? kNumericTypes : kFloatingTypes;
+constexpr uint32_t kUnaryTypes = Op == UnaryOp::Sign                          ? kAllTypes
+                                 : Op == UnaryOp::Neg || Op == UnaryOp::Abs ? kNumericTypes
+                                                                            : kFloatingTypes;
 
 template <UnaryOp Op>
 void launch_unary(const char* name, Stream stream, DType dtype, const ElementwiseGeometry& g) {
@@ -70,6 +77,7 @@ void unary(Stream stream, UnaryOp op, DType dtype, const ElementwiseGeometry& g)
     case UnaryOp::Cos: return launch_unary<UnaryOp::Cos>("cos", stream, dtype, g);
     case UnaryOp::Tanh: return launch_unary<UnaryOp::Tanh>("tanh", stream, dtype, g);
     case UnaryOp::Sigmoid: return launch_unary<UnaryOp::Sigmoid>("sigmoid", stream, dtype, g);
+    case UnaryOp::Sign: return launch_unary<UnaryOp::Sign>("sign", stream, dtype, g);
   }
   throw std::invalid_argument("unary: unknown op");
 }

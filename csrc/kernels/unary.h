@@ -6,7 +6,7 @@
 #include "kernels/geometry.h"
 
 namespace foo::kernels {
-// neg, abs: numeric types (integers keep their dtype); the rest: floating types.
-enum class UnaryOp { Neg, Abs, Exp, Log, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid };
+// neg, abs: numeric types (integers keep their dtype); sign: those and bool; the rest: floating types.
+enum class UnaryOp { Neg, Abs, Exp, Log, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid, Sign };
 }
 FOO_DECLARE_KERNEL(void, unary, (Stream, UnaryOp op, DType dtype, const ElementwiseGeometry& g))
