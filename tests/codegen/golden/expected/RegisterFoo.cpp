@@ -76,7 +76,7 @@ at::Tensor & wrapper_add__Tensor(at::Tensor & self, const at::Tensor & other, co
 at::Tensor & wrapper_silu_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::Tensor & grad_input) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::silu_backward.grad_input", "grad_output", grad_output, common_device_, true);
-  check_device("aten::silu_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::silu_backward.grad_input", "self", self, common_device_, true);
   check_device("aten::silu_backward.grad_input", "grad_input", grad_input, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
   return foo::native::silu_backward_out(grad_output, self, grad_input);
@@ -85,7 +85,7 @@ at::Tensor & wrapper_silu_backward_grad_input(const at::Tensor & grad_output, co
 at::Tensor wrapper_silu_backward(const at::Tensor & grad_output, const at::Tensor & self) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::silu_backward", "grad_output", grad_output, common_device_, true);
-  check_device("aten::silu_backward", "self", self, common_device_, false);
+  check_device("aten::silu_backward", "self", self, common_device_, true);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
   at::Tensor grad_input;  // undefined: the out kernel allocates it
   foo::native::silu_backward_out(grad_output, self, grad_input);
