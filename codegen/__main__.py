@@ -10,8 +10,10 @@ from .aten import load_aten
 from .gen_custom import gen_custom
 from .gen_header import gen_header
 from .gen_pyi import gen_pyi
+from .gen_pointwise import gen_pointwise
 from .gen_python import gen_python
 from .gen_register import gen_register
+from .gen_structured_header import gen_structured_header
 from .manifest import ManifestError, parse_manifest
 from .output import stale, write_if_changed
 from .resolve import resolve
@@ -23,6 +25,9 @@ def display_path(path: str) -> str:
     return path if rel.startswith("..") else rel.replace(os.sep, "/")
 
 
+POINTWISE_DIR = "pointwise"  # under --out: one kernel (.cu) and host (.cpp) file per pointwise entry
+
+
 def generate(manifest_path: str, out_dir: str, pyi_path: str) -> dict[str, str]:
     """All generated files, path -> content. Raises ManifestError."""
     shown = display_path(manifest_path)
@@ -32,13 +37,16 @@ def generate(manifest_path: str, out_dir: str, pyi_path: str) -> dict[str, str]:
     except OSError as e:
         raise ManifestError(shown, 1, f"cannot read the manifest ({e.strerror})", "pass --manifest PATH") from None
     plan = resolve(parse_manifest(text, shown), load_aten())
-    return {
+    files = {
         os.path.join(out_dir, "FooNativeFunctions.h"): gen_header(plan),
+        os.path.join(out_dir, "FooStructured.h"): gen_structured_header(plan),
         os.path.join(out_dir, "RegisterFoo.cpp"): gen_register(plan),
         os.path.join(out_dir, "FooCustomOps.cpp"): gen_custom(plan),
         os.path.join(out_dir, "FooPythonOps.cpp"): gen_python(plan),
         pyi_path: gen_pyi(plan),
     }
+    files.update({os.path.join(out_dir, path): text for path, text in gen_pointwise(plan).items()})
+    return files
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,14 +61,15 @@ def main(argv: list[str] | None = None) -> int:
     except ManifestError as e:
         print(e, file=sys.stderr)
         return 1
+    owned = [os.path.join(args.out, POINTWISE_DIR)]
     if args.check:
-        bad = stale(files)
+        bad = stale(files, owned)
         if bad:
             print("codegen: stale or missing: " + ", ".join(bad) + "; run `python -m codegen`", file=sys.stderr)
             return 1
         return 0
-    for path in write_if_changed(files):
-        print(f"codegen: wrote {path}")
+    for path in write_if_changed(files, owned):
+        print(f"codegen: {'wrote' if path in files else 'deleted'} {path}")
     return 0
 
 

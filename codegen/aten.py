@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import torchgen
 from torchgen.gen import get_grouped_native_functions, parse_native_yaml, parse_tags_yaml
-from torchgen.model import NativeFunction, NativeFunctionsGroup
+from torchgen.model import DispatchKey, NativeFunction, NativeFunctionsGroup
 
 
 @dataclass(frozen=True)
@@ -16,6 +16,9 @@ class Aten:
     functions: dict[str, NativeFunction]  # "add.out" -> NativeFunction
     groups: dict[str, NativeFunctionsGroup]  # any member's name -> its group
     tags: frozenset[str]
+    # Ops with a CPU or CUDA kernel upstream: their `device_guard` flag describes a backend
+    # kernel. An op upstream only has composite kernels says nothing about ours.
+    device_kernels: frozenset[str] = frozenset()
 
 
 def packaged_dir() -> str:
@@ -35,4 +38,10 @@ def load_aten() -> Aten:
             for f in g.functions():
                 groups[str(f.func.name)] = g
     tags = frozenset(parse_tags_yaml(os.path.join(d, "tags.yaml")))
-    return Aten(functions, groups, tags)
+    device_kernels = frozenset(
+        name
+        for key in (DispatchKey.CPU, DispatchKey.CUDA)
+        for name, f in functions.items()
+        if parsed.backend_indices[key].has_kernel(f)
+    )
+    return Aten(functions, groups, tags, device_kernels)

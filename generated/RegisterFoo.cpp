@@ -6,6 +6,1875 @@
 
 #include "FooNativeFunctions.h"
 #include "aten/device_check.h"
+#include "FooStructured.h"
+
+namespace at {
+namespace {
+
+// torchgen's StructuredRegisterDispatchKey: meta() (ATen's checks, set_output) then impl().
+struct structured_softmax_out_out final : public ::foo::native::structured_softmax_out {
+    structured_softmax_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1__softmax_out_out(const at::Tensor & self, int64_t dim, bool half_to_float, at::Tensor & out) {
+structured_softmax_out_out op(out);
+op.meta(self, dim, half_to_float);
+op.impl(self, dim, half_to_float, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_softmax_out_functional final : public ::foo::native::structured_softmax_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1__softmax(const at::Tensor & self, int64_t dim, bool half_to_float) {
+structured_softmax_out_functional op;
+op.meta(self, dim, half_to_float);
+op.impl(self, dim, half_to_float, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_log_softmax_out_out final : public ::foo::native::structured_log_softmax_out {
+    structured_log_softmax_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1__log_softmax_out_out(const at::Tensor & self, int64_t dim, bool half_to_float, at::Tensor & out) {
+structured_log_softmax_out_out op(out);
+op.meta(self, dim, half_to_float);
+op.impl(self, dim, half_to_float, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_log_softmax_out_functional final : public ::foo::native::structured_log_softmax_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_float) {
+structured_log_softmax_out_functional op;
+op.meta(self, dim, half_to_float);
+op.impl(self, dim, half_to_float, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_softmax_backward_data_out_out final : public ::foo::native::structured_softmax_backward_data_out {
+    structured_softmax_backward_data_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1__softmax_backward_data_out_out(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype, at::Tensor & grad_input) {
+structured_softmax_backward_data_out_out op(grad_input);
+op.meta(grad_output, output, dim, input_dtype);
+op.impl(grad_output, output, dim, input_dtype, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return grad_input;
+}
+
+struct structured_softmax_backward_data_out_functional final : public ::foo::native::structured_softmax_backward_data_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1__softmax_backward_data(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype) {
+structured_softmax_backward_data_out_functional op;
+op.meta(grad_output, output, dim, input_dtype);
+op.impl(grad_output, output, dim, input_dtype, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_log_softmax_backward_data_out_out final : public ::foo::native::structured_log_softmax_backward_data_out {
+    structured_log_softmax_backward_data_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1__log_softmax_backward_data_out_out(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype, at::Tensor & out) {
+structured_log_softmax_backward_data_out_out op(out);
+op.meta(grad_output, output, dim, input_dtype);
+op.impl(grad_output, output, dim, input_dtype, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_log_softmax_backward_data_out_functional final : public ::foo::native::structured_log_softmax_backward_data_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1__log_softmax_backward_data(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype) {
+structured_log_softmax_backward_data_out_functional op;
+op.meta(grad_output, output, dim, input_dtype);
+op.impl(grad_output, output, dim, input_dtype, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_nll_loss_forward_out_out final : public ::foo::native::structured_nll_loss_forward_out {
+    structured_nll_loss_forward_out_out(Tensor& out0, Tensor& out1) : outputs_{ std::ref(out0), std::ref(out1) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 2> outputs_;
+    std::array<::std::optional<Tensor>, 2> proxy_outputs_;
+};
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_PrivateUse1_nll_loss_forward_out_output(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, at::Tensor & output, at::Tensor & total_weight) {
+structured_nll_loss_forward_out_out op(output, total_weight);
+op.meta(self, target, ((weight.has_value() && (*weight).defined()) ? at::OptionalTensorRef(*weight) : at::OptionalTensorRef()), reduction, ignore_index);
+op.impl(self, target, ((weight.has_value() && (*weight).defined()) ? at::OptionalTensorRef(*weight) : at::OptionalTensorRef()), reduction, ignore_index, op.maybe_get_output(0), op.maybe_get_output(1));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+if (op.proxy_outputs_[1].has_value()) op.outputs_[1].get().copy_(*op.proxy_outputs_[1]);
+return std::forward_as_tuple(output, total_weight);
+}
+
+struct structured_nll_loss_forward_out_functional final : public ::foo::native::structured_nll_loss_forward_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 2> outputs_;
+};
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_PrivateUse1_nll_loss_forward(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index) {
+structured_nll_loss_forward_out_functional op;
+op.meta(self, target, ((weight.has_value() && (*weight).defined()) ? at::OptionalTensorRef(*weight) : at::OptionalTensorRef()), reduction, ignore_index);
+op.impl(self, target, ((weight.has_value() && (*weight).defined()) ? at::OptionalTensorRef(*weight) : at::OptionalTensorRef()), reduction, ignore_index, op.outputs_[0], op.outputs_[1]);
+return std::make_tuple(std::move(op.outputs_[0]), std::move(op.outputs_[1]));
+}
+
+struct structured_nll_loss_backward_out_out final : public ::foo::native::structured_nll_loss_backward_out {
+    structured_nll_loss_backward_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_nll_loss_backward_out_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight, at::Tensor & grad_input) {
+structured_nll_loss_backward_out_out op(grad_input);
+op.meta(grad_output, self, target, ((weight.has_value() && (*weight).defined()) ? at::OptionalTensorRef(*weight) : at::OptionalTensorRef()), reduction, ignore_index, total_weight);
+op.impl(grad_output, self, target, ((weight.has_value() && (*weight).defined()) ? at::OptionalTensorRef(*weight) : at::OptionalTensorRef()), reduction, ignore_index, total_weight, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return grad_input;
+}
+
+struct structured_nll_loss_backward_out_functional final : public ::foo::native::structured_nll_loss_backward_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_nll_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight) {
+structured_nll_loss_backward_out_functional op;
+op.meta(grad_output, self, target, ((weight.has_value() && (*weight).defined()) ? at::OptionalTensorRef(*weight) : at::OptionalTensorRef()), reduction, ignore_index, total_weight);
+op.impl(grad_output, self, target, ((weight.has_value() && (*weight).defined()) ? at::OptionalTensorRef(*weight) : at::OptionalTensorRef()), reduction, ignore_index, total_weight, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_mm_out_out final : public ::foo::native::structured_mm_out {
+    structured_mm_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_mm_out_out(const at::Tensor & self, const at::Tensor & mat2, at::Tensor & out) {
+structured_mm_out_out op(out);
+op.meta(self, mat2);
+op.impl(self, mat2, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_mm_out_functional final : public ::foo::native::structured_mm_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_mm(const at::Tensor & self, const at::Tensor & mat2) {
+structured_mm_out_functional op;
+op.meta(self, mat2);
+op.impl(self, mat2, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_bmm_out_out final : public ::foo::native::structured_bmm_out {
+    structured_bmm_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_bmm_out_out(const at::Tensor & self, const at::Tensor & mat2, at::Tensor & out) {
+structured_bmm_out_out op(out);
+op.meta(self, mat2);
+op.impl(self, mat2, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_bmm_out_functional final : public ::foo::native::structured_bmm_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_bmm(const at::Tensor & self, const at::Tensor & mat2) {
+structured_bmm_out_functional op;
+op.meta(self, mat2);
+op.impl(self, mat2, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_addmm_out_out final : public ::foo::native::structured_addmm_out {
+    structured_addmm_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_addmm_out_out(const at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha, at::Tensor & out) {
+structured_addmm_out_out op(out);
+op.meta(self, mat1, mat2, beta, alpha);
+op.impl(self, mat1, mat2, beta, alpha, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_addmm_out_functional final : public ::foo::native::structured_addmm_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_addmm(const at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha) {
+structured_addmm_out_functional op;
+op.meta(self, mat1, mat2, beta, alpha);
+op.impl(self, mat1, mat2, beta, alpha, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_addmm_out_inplace final : public ::foo::native::structured_addmm_out {
+    structured_addmm_out_inplace(Tensor& self) : outputs_{std::ref(self)} {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_addmm_(at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha) {
+structured_addmm_out_inplace op(self);
+op.meta(self, mat1, mat2, beta, alpha);
+op.impl(self, mat1, mat2, beta, alpha, op.outputs_[0]);
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return self;
+}
+
+struct structured_addmv_out_out final : public ::foo::native::structured_addmv_out {
+    structured_addmv_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_addmv_out_out(const at::Tensor & self, const at::Tensor & mat, const at::Tensor & vec, const at::Scalar & beta, const at::Scalar & alpha, at::Tensor & out) {
+structured_addmv_out_out op(out);
+op.meta(self, mat, vec, beta, alpha);
+op.impl(self, mat, vec, beta, alpha, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_addmv_out_functional final : public ::foo::native::structured_addmv_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_addmv(const at::Tensor & self, const at::Tensor & mat, const at::Tensor & vec, const at::Scalar & beta, const at::Scalar & alpha) {
+structured_addmv_out_functional op;
+op.meta(self, mat, vec, beta, alpha);
+op.impl(self, mat, vec, beta, alpha, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_addmv_out_inplace final : public ::foo::native::structured_addmv_out {
+    structured_addmv_out_inplace(Tensor& self) : outputs_{std::ref(self)} {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_addmv_(at::Tensor & self, const at::Tensor & mat, const at::Tensor & vec, const at::Scalar & beta, const at::Scalar & alpha) {
+structured_addmv_out_inplace op(self);
+op.meta(self, mat, vec, beta, alpha);
+op.impl(self, mat, vec, beta, alpha, op.outputs_[0]);
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return self;
+}
+
+struct structured_sum_out_out final : public ::foo::native::structured_sum_out {
+    structured_sum_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_sum_out_IntList_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+structured_sum_out_out op(out);
+op.meta(self, dim, keepdim, dtype);
+op.impl(self, dim, keepdim, dtype, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_sum_out_functional final : public ::foo::native::structured_sum_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
+structured_sum_out_functional op;
+op.meta(self, dim, keepdim, dtype);
+op.impl(self, dim, keepdim, dtype, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_mean_out_out final : public ::foo::native::structured_mean_out {
+    structured_mean_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_mean_out_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+structured_mean_out_out op(out);
+op.meta(self, dim, keepdim, dtype);
+op.impl(self, dim, keepdim, dtype, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_mean_out_functional final : public ::foo::native::structured_mean_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
+structured_mean_out_functional op;
+op.meta(self, dim, keepdim, dtype);
+op.impl(self, dim, keepdim, dtype, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_amax_out_out final : public ::foo::native::structured_amax_out {
+    structured_amax_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_amax_out_out(const at::Tensor & self, at::IntArrayRef dim, bool keepdim, at::Tensor & out) {
+structured_amax_out_out op(out);
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_amax_out_functional final : public ::foo::native::structured_amax_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_amax(const at::Tensor & self, at::IntArrayRef dim, bool keepdim) {
+structured_amax_out_functional op;
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_amin_out_out final : public ::foo::native::structured_amin_out {
+    structured_amin_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_amin_out_out(const at::Tensor & self, at::IntArrayRef dim, bool keepdim, at::Tensor & out) {
+structured_amin_out_out op(out);
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_amin_out_functional final : public ::foo::native::structured_amin_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_amin(const at::Tensor & self, at::IntArrayRef dim, bool keepdim) {
+structured_amin_out_functional op;
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_max_dim_out_out final : public ::foo::native::structured_max_dim_out {
+    structured_max_dim_out_out(Tensor& out0, Tensor& out1) : outputs_{ std::ref(out0), std::ref(out1) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 2> outputs_;
+    std::array<::std::optional<Tensor>, 2> proxy_outputs_;
+};
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_PrivateUse1_max_out_dim_max(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & max, at::Tensor & max_values) {
+structured_max_dim_out_out op(max, max_values);
+auto precompute = op.meta(self, dim, keepdim);
+(void)precompute;
+op.impl(self, precompute.dim, keepdim, op.maybe_get_output(0), op.maybe_get_output(1));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+if (op.proxy_outputs_[1].has_value()) op.outputs_[1].get().copy_(*op.proxy_outputs_[1]);
+return std::forward_as_tuple(max, max_values);
+}
+
+struct structured_max_dim_out_functional final : public ::foo::native::structured_max_dim_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 2> outputs_;
+};
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_PrivateUse1_max_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+structured_max_dim_out_functional op;
+auto precompute = op.meta(self, dim, keepdim);
+(void)precompute;
+op.impl(self, precompute.dim, keepdim, op.outputs_[0], op.outputs_[1]);
+return std::make_tuple(std::move(op.outputs_[0]), std::move(op.outputs_[1]));
+}
+
+struct structured_min_dim_out_out final : public ::foo::native::structured_min_dim_out {
+    structured_min_dim_out_out(Tensor& out0, Tensor& out1) : outputs_{ std::ref(out0), std::ref(out1) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 2> outputs_;
+    std::array<::std::optional<Tensor>, 2> proxy_outputs_;
+};
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_PrivateUse1_min_out_dim_min(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & min, at::Tensor & min_indices) {
+structured_min_dim_out_out op(min, min_indices);
+auto precompute = op.meta(self, dim, keepdim);
+(void)precompute;
+op.impl(self, precompute.dim, keepdim, op.maybe_get_output(0), op.maybe_get_output(1));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+if (op.proxy_outputs_[1].has_value()) op.outputs_[1].get().copy_(*op.proxy_outputs_[1]);
+return std::forward_as_tuple(min, min_indices);
+}
+
+struct structured_min_dim_out_functional final : public ::foo::native::structured_min_dim_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 2> outputs_;
+};
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_PrivateUse1_min_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+structured_min_dim_out_functional op;
+auto precompute = op.meta(self, dim, keepdim);
+(void)precompute;
+op.impl(self, precompute.dim, keepdim, op.outputs_[0], op.outputs_[1]);
+return std::make_tuple(std::move(op.outputs_[0]), std::move(op.outputs_[1]));
+}
+
+struct structured_argmax_out_out final : public ::foo::native::structured_argmax_out {
+    structured_argmax_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_argmax_out_out(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, at::Tensor & out) {
+structured_argmax_out_out op(out);
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_argmax_out_functional final : public ::foo::native::structured_argmax_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim) {
+structured_argmax_out_functional op;
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_argmin_out_out final : public ::foo::native::structured_argmin_out {
+    structured_argmin_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_argmin_out_out(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, at::Tensor & out) {
+structured_argmin_out_out op(out);
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_argmin_out_functional final : public ::foo::native::structured_argmin_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_argmin(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim) {
+structured_argmin_out_functional op;
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_pow_scalar_out_out final : public ::foo::native::structured_pow_scalar_out {
+    structured_pow_scalar_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_pow_out_Scalar_out(const at::Scalar & self, const at::Tensor & exponent, at::Tensor & out) {
+structured_pow_scalar_out_out op(out);
+op.meta(self, exponent);
+op.impl(self, exponent, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_pow_scalar_out_functional final : public ::foo::native::structured_pow_scalar_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_pow_Scalar(const at::Scalar & self, const at::Tensor & exponent) {
+structured_pow_scalar_out_functional op;
+op.meta(self, exponent);
+op.impl(self, exponent, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+}  // namespace
+}  // namespace at
 
 namespace {
 
@@ -29,28 +1898,24 @@ at::Tensor wrapper_empty_strided(c10::SymIntArrayRef size, c10::SymIntArrayRef s
 at::Tensor wrapper_as_strided(const at::Tensor & self, c10::SymIntArrayRef size, c10::SymIntArrayRef stride, ::std::optional<c10::SymInt> storage_offset) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::as_strided", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
   return foo::native::as_strided(self, C10_AS_INTARRAYREF_SLOW(size), C10_AS_INTARRAYREF_SLOW(stride), storage_offset.has_value() ? ::std::make_optional(storage_offset->guard_int(__FILE__, __LINE__)) : ::std::nullopt);
 }
 
 at::Tensor wrapper_view(const at::Tensor & self, c10::SymIntArrayRef size) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::view", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
   return foo::native::view(self, C10_AS_INTARRAYREF_SLOW(size));
 }
 
 at::Tensor wrapper__reshape_alias(const at::Tensor & self, c10::SymIntArrayRef size, c10::SymIntArrayRef stride) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_reshape_alias", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
   return foo::native::reshape_alias(self, C10_AS_INTARRAYREF_SLOW(size), C10_AS_INTARRAYREF_SLOW(stride));
 }
 
 const at::Tensor & wrapper_resize_(const at::Tensor & self, c10::SymIntArrayRef size, ::std::optional<at::MemoryFormat> memory_format) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::resize_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
   return foo::native::resize_(self, C10_AS_INTARRAYREF_SLOW(size), memory_format);
 }
 
@@ -83,21 +1948,18 @@ at::Tensor & wrapper_set__source_Tensor(at::Tensor & self, const at::Tensor & so
   ::std::optional<c10::Device> common_device_;
   check_device("aten::set_.source_Tensor", "self", self, common_device_, false);
   check_device("aten::set_.source_Tensor", "source", source, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
   return foo::native::set_source_tensor(self, source);
 }
 
 at::Tensor & wrapper_set__source_Storage(at::Tensor & self, at::Storage source) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::set_.source_Storage", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
   return foo::native::set_source_storage(self, source);
 }
 
 at::Tensor & wrapper_set__source_Storage_storage_offset(at::Tensor & self, at::Storage source, c10::SymInt storage_offset, c10::SymIntArrayRef size, c10::SymIntArrayRef stride) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::set_.source_Storage_storage_offset", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
   return foo::native::set_source_storage_offset(self, source, storage_offset.guard_int(__FILE__, __LINE__), C10_AS_INTARRAYREF_SLOW(size), C10_AS_INTARRAYREF_SLOW(stride));
 }
 
@@ -197,161 +2059,19 @@ at::Tensor & wrapper_zero_(at::Tensor & self) {
   return foo::native::zero_(self);
 }
 
-at::Tensor & wrapper_add_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::add.out", "self", self, common_device_, true);
-  check_device("aten::add.out", "other", other, common_device_, true);
-  check_device("aten::add.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::add_out(self, other, alpha, out);
-}
-
-at::Tensor wrapper_add_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::add.Tensor", "self", self, common_device_, true);
-  check_device("aten::add.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::add_out(self, other, alpha, out);
-  return out;
-}
-
-at::Tensor & wrapper_add__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::add_.Tensor", "self", self, common_device_, false);
-  check_device("aten::add_.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::add_out(self, other, alpha, self);
-  return self;
-}
-
-at::Tensor & wrapper_sub_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sub.out", "self", self, common_device_, true);
-  check_device("aten::sub.out", "other", other, common_device_, true);
-  check_device("aten::sub.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::sub_out(self, other, alpha, out);
-}
-
-at::Tensor wrapper_sub_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sub.Tensor", "self", self, common_device_, true);
-  check_device("aten::sub.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::sub_out(self, other, alpha, out);
-  return out;
-}
-
-at::Tensor & wrapper_sub__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sub_.Tensor", "self", self, common_device_, false);
-  check_device("aten::sub_.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::sub_out(self, other, alpha, self);
-  return self;
-}
-
-at::Tensor & wrapper_mul_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::mul.out", "self", self, common_device_, true);
-  check_device("aten::mul.out", "other", other, common_device_, true);
-  check_device("aten::mul.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::mul_out(self, other, out);
-}
-
-at::Tensor wrapper_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::mul.Tensor", "self", self, common_device_, true);
-  check_device("aten::mul.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::mul_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::mul_.Tensor", "self", self, common_device_, false);
-  check_device("aten::mul_.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::mul_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_div_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::div.out", "self", self, common_device_, true);
-  check_device("aten::div.out", "other", other, common_device_, true);
-  check_device("aten::div.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::div_out(self, other, out);
-}
-
-at::Tensor wrapper_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::div.Tensor", "self", self, common_device_, true);
-  check_device("aten::div.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::div_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_div__Tensor(at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::div_.Tensor", "self", self, common_device_, false);
-  check_device("aten::div_.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::div_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_div_out_mode(const at::Tensor & self, const at::Tensor & other, ::std::optional<c10::string_view> rounding_mode, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::div.out_mode", "self", self, common_device_, true);
-  check_device("aten::div.out_mode", "other", other, common_device_, true);
-  check_device("aten::div.out_mode", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::div_out_mode(self, other, rounding_mode, out);
-}
-
-at::Tensor wrapper_div_Tensor_mode(const at::Tensor & self, const at::Tensor & other, ::std::optional<c10::string_view> rounding_mode) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::div.Tensor_mode", "self", self, common_device_, true);
-  check_device("aten::div.Tensor_mode", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::div_out_mode(self, other, rounding_mode, out);
-  return out;
-}
-
-at::Tensor & wrapper_div__Tensor_mode(at::Tensor & self, const at::Tensor & other, ::std::optional<c10::string_view> rounding_mode) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::div_.Tensor_mode", "self", self, common_device_, false);
-  check_device("aten::div_.Tensor_mode", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::div_out_mode(self, other, rounding_mode, self);
-  return self;
-}
-
 at::Tensor & wrapper__softmax_out(const at::Tensor & self, int64_t dim, bool half_to_float, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_softmax.out", "self", self, common_device_, false);
   check_device("aten::_softmax.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::softmax_out(self, dim, half_to_float, out);
+  return at::wrapper_PrivateUse1__softmax_out_out(self, dim, half_to_float, out);
 }
 
 at::Tensor wrapper__softmax(const at::Tensor & self, int64_t dim, bool half_to_float) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_softmax", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::softmax_out(self, dim, half_to_float, out);
-  return out;
+  return at::wrapper_PrivateUse1__softmax(self, dim, half_to_float);
 }
 
 at::Tensor & wrapper__log_softmax_out(const at::Tensor & self, int64_t dim, bool half_to_float, at::Tensor & out) {
@@ -359,16 +2079,14 @@ at::Tensor & wrapper__log_softmax_out(const at::Tensor & self, int64_t dim, bool
   check_device("aten::_log_softmax.out", "self", self, common_device_, false);
   check_device("aten::_log_softmax.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::log_softmax_out(self, dim, half_to_float, out);
+  return at::wrapper_PrivateUse1__log_softmax_out_out(self, dim, half_to_float, out);
 }
 
 at::Tensor wrapper__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_float) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_log_softmax", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::log_softmax_out(self, dim, half_to_float, out);
-  return out;
+  return at::wrapper_PrivateUse1__log_softmax(self, dim, half_to_float);
 }
 
 at::Tensor & wrapper__softmax_backward_data_out(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype, at::Tensor & grad_input) {
@@ -377,7 +2095,7 @@ at::Tensor & wrapper__softmax_backward_data_out(const at::Tensor & grad_output, 
   check_device("aten::_softmax_backward_data.out", "output", output, common_device_, false);
   check_device("aten::_softmax_backward_data.out", "grad_input", grad_input, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::softmax_backward_data_out(grad_output, output, dim, input_dtype, grad_input);
+  return at::wrapper_PrivateUse1__softmax_backward_data_out_out(grad_output, output, dim, input_dtype, grad_input);
 }
 
 at::Tensor wrapper__softmax_backward_data(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype) {
@@ -385,9 +2103,7 @@ at::Tensor wrapper__softmax_backward_data(const at::Tensor & grad_output, const 
   check_device("aten::_softmax_backward_data", "grad_output", grad_output, common_device_, false);
   check_device("aten::_softmax_backward_data", "output", output, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor grad_input;  // undefined: the out kernel allocates it
-  foo::native::softmax_backward_data_out(grad_output, output, dim, input_dtype, grad_input);
-  return grad_input;
+  return at::wrapper_PrivateUse1__softmax_backward_data(grad_output, output, dim, input_dtype);
 }
 
 at::Tensor & wrapper__log_softmax_backward_data_out(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype, at::Tensor & out) {
@@ -396,7 +2112,7 @@ at::Tensor & wrapper__log_softmax_backward_data_out(const at::Tensor & grad_outp
   check_device("aten::_log_softmax_backward_data.out", "output", output, common_device_, false);
   check_device("aten::_log_softmax_backward_data.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out);
+  return at::wrapper_PrivateUse1__log_softmax_backward_data_out_out(grad_output, output, dim, input_dtype, out);
 }
 
 at::Tensor wrapper__log_softmax_backward_data(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype) {
@@ -404,9 +2120,7 @@ at::Tensor wrapper__log_softmax_backward_data(const at::Tensor & grad_output, co
   check_device("aten::_log_softmax_backward_data", "grad_output", grad_output, common_device_, false);
   check_device("aten::_log_softmax_backward_data", "output", output, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out);
-  return out;
+  return at::wrapper_PrivateUse1__log_softmax_backward_data(grad_output, output, dim, input_dtype);
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_nll_loss_forward_output(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index, at::Tensor & output, at::Tensor & total_weight) {
@@ -417,7 +2131,7 @@ at::Tensor wrapper__log_softmax_backward_data(const at::Tensor & grad_output, co
   check_device("aten::nll_loss_forward.output", "output", output, common_device_, false);
   check_device("aten::nll_loss_forward.output", "total_weight", total_weight, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::nll_loss_forward_out(self, target, weight, reduction, ignore_index.guard_int(__FILE__, __LINE__), output, total_weight);
+  return at::wrapper_PrivateUse1_nll_loss_forward_out_output(self, target, weight, reduction, ignore_index.guard_int(__FILE__, __LINE__), output, total_weight);
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper_nll_loss_forward(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index) {
@@ -426,10 +2140,7 @@ at::Tensor wrapper__log_softmax_backward_data(const at::Tensor & grad_output, co
   check_device("aten::nll_loss_forward", "target", target, common_device_, false);
   check_device("aten::nll_loss_forward", "weight", weight, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor output;  // undefined: the out kernel allocates it
-  at::Tensor total_weight;  // undefined: the out kernel allocates it
-  foo::native::nll_loss_forward_out(self, target, weight, reduction, ignore_index.guard_int(__FILE__, __LINE__), output, total_weight);
-  return ::std::tuple<at::Tensor,at::Tensor>(output, total_weight);
+  return at::wrapper_PrivateUse1_nll_loss_forward(self, target, weight, reduction, ignore_index.guard_int(__FILE__, __LINE__));
 }
 
 at::Tensor & wrapper_nll_loss_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index, const at::Tensor & total_weight, at::Tensor & grad_input) {
@@ -441,7 +2152,7 @@ at::Tensor & wrapper_nll_loss_backward_grad_input(const at::Tensor & grad_output
   check_device("aten::nll_loss_backward.grad_input", "total_weight", total_weight, common_device_, false);
   check_device("aten::nll_loss_backward.grad_input", "grad_input", grad_input, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::nll_loss_backward_out(grad_output, self, target, weight, reduction, ignore_index.guard_int(__FILE__, __LINE__), total_weight, grad_input);
+  return at::wrapper_PrivateUse1_nll_loss_backward_out_grad_input(grad_output, self, target, weight, reduction, ignore_index.guard_int(__FILE__, __LINE__), total_weight, grad_input);
 }
 
 at::Tensor wrapper_nll_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index, const at::Tensor & total_weight) {
@@ -452,9 +2163,7 @@ at::Tensor wrapper_nll_loss_backward(const at::Tensor & grad_output, const at::T
   check_device("aten::nll_loss_backward", "weight", weight, common_device_, false);
   check_device("aten::nll_loss_backward", "total_weight", total_weight, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor grad_input;  // undefined: the out kernel allocates it
-  foo::native::nll_loss_backward_out(grad_output, self, target, weight, reduction, ignore_index.guard_int(__FILE__, __LINE__), total_weight, grad_input);
-  return grad_input;
+  return at::wrapper_PrivateUse1_nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index.guard_int(__FILE__, __LINE__), total_weight);
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_nll_loss2d_forward_output(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index, at::Tensor & output, at::Tensor & total_weight) {
@@ -511,7 +2220,7 @@ at::Tensor & wrapper_mm_out(const at::Tensor & self, const at::Tensor & mat2, at
   check_device("aten::mm.out", "mat2", mat2, common_device_, false);
   check_device("aten::mm.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::mm_out(self, mat2, out);
+  return at::wrapper_PrivateUse1_mm_out_out(self, mat2, out);
 }
 
 at::Tensor wrapper_mm(const at::Tensor & self, const at::Tensor & mat2) {
@@ -519,9 +2228,7 @@ at::Tensor wrapper_mm(const at::Tensor & self, const at::Tensor & mat2) {
   check_device("aten::mm", "self", self, common_device_, false);
   check_device("aten::mm", "mat2", mat2, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::mm_out(self, mat2, out);
-  return out;
+  return at::wrapper_PrivateUse1_mm(self, mat2);
 }
 
 at::Tensor & wrapper_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::Tensor & out) {
@@ -530,7 +2237,7 @@ at::Tensor & wrapper_bmm_out(const at::Tensor & self, const at::Tensor & mat2, a
   check_device("aten::bmm.out", "mat2", mat2, common_device_, false);
   check_device("aten::bmm.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::bmm_out(self, mat2, out);
+  return at::wrapper_PrivateUse1_bmm_out_out(self, mat2, out);
 }
 
 at::Tensor wrapper_bmm(const at::Tensor & self, const at::Tensor & mat2) {
@@ -538,9 +2245,7 @@ at::Tensor wrapper_bmm(const at::Tensor & self, const at::Tensor & mat2) {
   check_device("aten::bmm", "self", self, common_device_, false);
   check_device("aten::bmm", "mat2", mat2, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::bmm_out(self, mat2, out);
-  return out;
+  return at::wrapper_PrivateUse1_bmm(self, mat2);
 }
 
 at::Tensor & wrapper_addmm_out(const at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha, at::Tensor & out) {
@@ -550,7 +2255,7 @@ at::Tensor & wrapper_addmm_out(const at::Tensor & self, const at::Tensor & mat1,
   check_device("aten::addmm.out", "mat2", mat2, common_device_, false);
   check_device("aten::addmm.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::addmm_out(self, mat1, mat2, beta, alpha, out);
+  return at::wrapper_PrivateUse1_addmm_out_out(self, mat1, mat2, beta, alpha, out);
 }
 
 at::Tensor wrapper_addmm(const at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha) {
@@ -559,9 +2264,7 @@ at::Tensor wrapper_addmm(const at::Tensor & self, const at::Tensor & mat1, const
   check_device("aten::addmm", "mat1", mat1, common_device_, false);
   check_device("aten::addmm", "mat2", mat2, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::addmm_out(self, mat1, mat2, beta, alpha, out);
-  return out;
+  return at::wrapper_PrivateUse1_addmm(self, mat1, mat2, beta, alpha);
 }
 
 at::Tensor & wrapper_addmm_(at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha) {
@@ -570,8 +2273,7 @@ at::Tensor & wrapper_addmm_(at::Tensor & self, const at::Tensor & mat1, const at
   check_device("aten::addmm_", "mat1", mat1, common_device_, false);
   check_device("aten::addmm_", "mat2", mat2, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::addmm_out(self, mat1, mat2, beta, alpha, self);
-  return self;
+  return at::wrapper_PrivateUse1_addmm_(self, mat1, mat2, beta, alpha);
 }
 
 at::Tensor & wrapper_addmv_out(const at::Tensor & self, const at::Tensor & mat, const at::Tensor & vec, const at::Scalar & beta, const at::Scalar & alpha, at::Tensor & out) {
@@ -581,7 +2283,7 @@ at::Tensor & wrapper_addmv_out(const at::Tensor & self, const at::Tensor & mat, 
   check_device("aten::addmv.out", "vec", vec, common_device_, false);
   check_device("aten::addmv.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::addmv_out(self, mat, vec, beta, alpha, out);
+  return at::wrapper_PrivateUse1_addmv_out_out(self, mat, vec, beta, alpha, out);
 }
 
 at::Tensor wrapper_addmv(const at::Tensor & self, const at::Tensor & mat, const at::Tensor & vec, const at::Scalar & beta, const at::Scalar & alpha) {
@@ -590,9 +2292,7 @@ at::Tensor wrapper_addmv(const at::Tensor & self, const at::Tensor & mat, const 
   check_device("aten::addmv", "mat", mat, common_device_, false);
   check_device("aten::addmv", "vec", vec, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::addmv_out(self, mat, vec, beta, alpha, out);
-  return out;
+  return at::wrapper_PrivateUse1_addmv(self, mat, vec, beta, alpha);
 }
 
 at::Tensor & wrapper_addmv_(at::Tensor & self, const at::Tensor & mat, const at::Tensor & vec, const at::Scalar & beta, const at::Scalar & alpha) {
@@ -601,8 +2301,7 @@ at::Tensor & wrapper_addmv_(at::Tensor & self, const at::Tensor & mat, const at:
   check_device("aten::addmv_", "mat", mat, common_device_, false);
   check_device("aten::addmv_", "vec", vec, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::addmv_out(self, mat, vec, beta, alpha, self);
-  return self;
+  return at::wrapper_PrivateUse1_addmv_(self, mat, vec, beta, alpha);
 }
 
 at::Tensor & wrapper_dot_out(const at::Tensor & self, const at::Tensor & tensor, at::Tensor & out) {
@@ -629,16 +2328,14 @@ at::Tensor & wrapper_sum_IntList_out(const at::Tensor & self, at::OptionalIntArr
   check_device("aten::sum.IntList_out", "self", self, common_device_, false);
   check_device("aten::sum.IntList_out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::sum_out(self, dim, keepdim, dtype, out);
+  return at::wrapper_PrivateUse1_sum_out_IntList_out(self, dim, keepdim, dtype, out);
 }
 
 at::Tensor wrapper_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::sum.dim_IntList", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::sum_out(self, dim, keepdim, dtype, out);
-  return out;
+  return at::wrapper_PrivateUse1_sum_dim_IntList(self, dim, keepdim, dtype);
 }
 
 at::Tensor & wrapper_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
@@ -646,16 +2343,14 @@ at::Tensor & wrapper_mean_out(const at::Tensor & self, at::OptionalIntArrayRef d
   check_device("aten::mean.out", "self", self, common_device_, false);
   check_device("aten::mean.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::mean_out(self, dim, keepdim, dtype, out);
+  return at::wrapper_PrivateUse1_mean_out_out(self, dim, keepdim, dtype, out);
 }
 
 at::Tensor wrapper_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::mean.dim", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::mean_out(self, dim, keepdim, dtype, out);
-  return out;
+  return at::wrapper_PrivateUse1_mean_dim(self, dim, keepdim, dtype);
 }
 
 at::Tensor & wrapper_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool keepdim, at::Tensor & out) {
@@ -663,16 +2358,14 @@ at::Tensor & wrapper_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool
   check_device("aten::amax.out", "self", self, common_device_, false);
   check_device("aten::amax.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::amax_out(self, dim, keepdim, out);
+  return at::wrapper_PrivateUse1_amax_out_out(self, dim, keepdim, out);
 }
 
 at::Tensor wrapper_amax(const at::Tensor & self, at::IntArrayRef dim, bool keepdim) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::amax", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::amax_out(self, dim, keepdim, out);
-  return out;
+  return at::wrapper_PrivateUse1_amax(self, dim, keepdim);
 }
 
 at::Tensor & wrapper_amin_out(const at::Tensor & self, at::IntArrayRef dim, bool keepdim, at::Tensor & out) {
@@ -680,16 +2373,14 @@ at::Tensor & wrapper_amin_out(const at::Tensor & self, at::IntArrayRef dim, bool
   check_device("aten::amin.out", "self", self, common_device_, false);
   check_device("aten::amin.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::amin_out(self, dim, keepdim, out);
+  return at::wrapper_PrivateUse1_amin_out_out(self, dim, keepdim, out);
 }
 
 at::Tensor wrapper_amin(const at::Tensor & self, at::IntArrayRef dim, bool keepdim) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::amin", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::amin_out(self, dim, keepdim, out);
-  return out;
+  return at::wrapper_PrivateUse1_amin(self, dim, keepdim);
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_max_dim_max(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & max, at::Tensor & max_values) {
@@ -698,17 +2389,14 @@ at::Tensor wrapper_amin(const at::Tensor & self, at::IntArrayRef dim, bool keepd
   check_device("aten::max.dim_max", "max", max, common_device_, false);
   check_device("aten::max.dim_max", "max_values", max_values, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::max_dim_out(self, dim, keepdim, max, max_values);
+  return at::wrapper_PrivateUse1_max_out_dim_max(self, dim, keepdim, max, max_values);
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper_max_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::max.dim", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor max;  // undefined: the out kernel allocates it
-  at::Tensor max_values;  // undefined: the out kernel allocates it
-  foo::native::max_dim_out(self, dim, keepdim, max, max_values);
-  return ::std::tuple<at::Tensor,at::Tensor>(max, max_values);
+  return at::wrapper_PrivateUse1_max_dim(self, dim, keepdim);
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_min_dim_min(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & min, at::Tensor & min_indices) {
@@ -717,17 +2405,14 @@ at::Tensor wrapper_amin(const at::Tensor & self, at::IntArrayRef dim, bool keepd
   check_device("aten::min.dim_min", "min", min, common_device_, false);
   check_device("aten::min.dim_min", "min_indices", min_indices, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::min_dim_out(self, dim, keepdim, min, min_indices);
+  return at::wrapper_PrivateUse1_min_out_dim_min(self, dim, keepdim, min, min_indices);
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper_min_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::min.dim", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor min;  // undefined: the out kernel allocates it
-  at::Tensor min_indices;  // undefined: the out kernel allocates it
-  foo::native::min_dim_out(self, dim, keepdim, min, min_indices);
-  return ::std::tuple<at::Tensor,at::Tensor>(min, min_indices);
+  return at::wrapper_PrivateUse1_min_dim(self, dim, keepdim);
 }
 
 at::Tensor & wrapper_max_unary_out(const at::Tensor & self, at::Tensor & out) {
@@ -769,16 +2454,14 @@ at::Tensor & wrapper_argmax_out(const at::Tensor & self, ::std::optional<int64_t
   check_device("aten::argmax.out", "self", self, common_device_, false);
   check_device("aten::argmax.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::argmax_out(self, dim, keepdim, out);
+  return at::wrapper_PrivateUse1_argmax_out_out(self, dim, keepdim, out);
 }
 
 at::Tensor wrapper_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::argmax", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::argmax_out(self, dim, keepdim, out);
-  return out;
+  return at::wrapper_PrivateUse1_argmax(self, dim, keepdim);
 }
 
 at::Tensor & wrapper_argmin_out(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, at::Tensor & out) {
@@ -786,16 +2469,14 @@ at::Tensor & wrapper_argmin_out(const at::Tensor & self, ::std::optional<int64_t
   check_device("aten::argmin.out", "self", self, common_device_, false);
   check_device("aten::argmin.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::argmin_out(self, dim, keepdim, out);
+  return at::wrapper_PrivateUse1_argmin_out_out(self, dim, keepdim, out);
 }
 
 at::Tensor wrapper_argmin(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::argmin", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::argmin_out(self, dim, keepdim, out);
-  return out;
+  return at::wrapper_PrivateUse1_argmin(self, dim, keepdim);
 }
 
 at::Tensor & wrapper_var_correction_out(const at::Tensor & self, at::OptionalIntArrayRef dim, const ::std::optional<at::Scalar> & correction, bool keepdim, at::Tensor & out) {
@@ -870,603 +2551,19 @@ at::Tensor wrapper_std_correction(const at::Tensor & self, at::OptionalIntArrayR
   return ::std::tuple<at::Tensor,at::Tensor>(out0, out1);
 }
 
-at::Tensor & wrapper_neg_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::neg.out", "self", self, common_device_, true);
-  check_device("aten::neg.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::neg_out(self, out);
-}
-
-at::Tensor wrapper_neg(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::neg", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::neg_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_neg_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::neg_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::neg_out(self, self);
-  return self;
-}
-
-at::Tensor & wrapper_abs_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::abs.out", "self", self, common_device_, true);
-  check_device("aten::abs.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::abs_out(self, out);
-}
-
-at::Tensor wrapper_abs(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::abs", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::abs_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_abs_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::abs_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::abs_out(self, self);
-  return self;
-}
-
-at::Tensor & wrapper_exp_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::exp.out", "self", self, common_device_, true);
-  check_device("aten::exp.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::exp_out(self, out);
-}
-
-at::Tensor wrapper_exp(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::exp", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::exp_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_exp_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::exp_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::exp_out(self, self);
-  return self;
-}
-
-at::Tensor & wrapper_log_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::log.out", "self", self, common_device_, true);
-  check_device("aten::log.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::log_out(self, out);
-}
-
-at::Tensor wrapper_log(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::log", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::log_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_log_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::log_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::log_out(self, self);
-  return self;
-}
-
-at::Tensor & wrapper_sqrt_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sqrt.out", "self", self, common_device_, true);
-  check_device("aten::sqrt.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::sqrt_out(self, out);
-}
-
-at::Tensor wrapper_sqrt(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sqrt", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::sqrt_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_sqrt_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sqrt_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::sqrt_out(self, self);
-  return self;
-}
-
-at::Tensor & wrapper_rsqrt_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::rsqrt.out", "self", self, common_device_, true);
-  check_device("aten::rsqrt.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::rsqrt_out(self, out);
-}
-
-at::Tensor wrapper_rsqrt(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::rsqrt", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::rsqrt_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_rsqrt_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::rsqrt_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::rsqrt_out(self, self);
-  return self;
-}
-
-at::Tensor & wrapper_sin_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sin.out", "self", self, common_device_, true);
-  check_device("aten::sin.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::sin_out(self, out);
-}
-
-at::Tensor wrapper_sin(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sin", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::sin_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_sin_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sin_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::sin_out(self, self);
-  return self;
-}
-
-at::Tensor & wrapper_cos_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::cos.out", "self", self, common_device_, true);
-  check_device("aten::cos.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::cos_out(self, out);
-}
-
-at::Tensor wrapper_cos(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::cos", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::cos_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_cos_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::cos_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::cos_out(self, self);
-  return self;
-}
-
-at::Tensor & wrapper_tanh_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::tanh.out", "self", self, common_device_, true);
-  check_device("aten::tanh.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::tanh_out(self, out);
-}
-
-at::Tensor wrapper_tanh(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::tanh", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::tanh_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_tanh_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::tanh_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::tanh_out(self, self);
-  return self;
-}
-
-at::Tensor & wrapper_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sigmoid.out", "self", self, common_device_, true);
-  check_device("aten::sigmoid.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::sigmoid_out(self, out);
-}
-
-at::Tensor wrapper_sigmoid(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sigmoid", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::sigmoid_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_sigmoid_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sigmoid_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::sigmoid_out(self, self);
-  return self;
-}
-
-at::Tensor & wrapper_sign_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sign.out", "self", self, common_device_, true);
-  check_device("aten::sign.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::sign_out(self, out);
-}
-
-at::Tensor wrapper_sign(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sign", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::sign_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_sign_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sign_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::sign_out(self, self);
-  return self;
-}
-
-at::Tensor & wrapper_sgn_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sgn.out", "self", self, common_device_, true);
-  check_device("aten::sgn.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::sgn_out(self, out);
-}
-
-at::Tensor wrapper_sgn(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sgn", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::sgn_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_sgn_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sgn_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::sgn_out(self, self);
-  return self;
-}
-
-at::Tensor wrapper_isnan(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::isnan", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::isnan(self);
-}
-
-at::Tensor wrapper_relu(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::relu", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::relu(self);
-}
-
-at::Tensor & wrapper_relu_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::relu_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::relu_(self);
-}
-
-at::Tensor & wrapper_threshold_out(const at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::threshold.out", "self", self, common_device_, false);
-  check_device("aten::threshold.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::threshold_out(self, threshold, value, out);
-}
-
-at::Tensor wrapper_threshold(const at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::threshold", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::threshold_out(self, threshold, value, out);
-  return out;
-}
-
-at::Tensor & wrapper_threshold_(at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::threshold_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::threshold_out(self, threshold, value, self);
-  return self;
-}
-
-at::Tensor & wrapper_threshold_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & threshold, at::Tensor & grad_input) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::threshold_backward.grad_input", "grad_output", grad_output, common_device_, false);
-  check_device("aten::threshold_backward.grad_input", "self", self, common_device_, false);
-  check_device("aten::threshold_backward.grad_input", "grad_input", grad_input, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::threshold_backward_out(grad_output, self, threshold, grad_input);
-}
-
-at::Tensor wrapper_threshold_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & threshold) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::threshold_backward", "grad_output", grad_output, common_device_, true);
-  check_device("aten::threshold_backward", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor grad_input;  // undefined: the out kernel allocates it
-  foo::native::threshold_backward_out(grad_output, self, threshold, grad_input);
-  return grad_input;
-}
-
-at::Tensor & wrapper_gelu_out(const at::Tensor & self, c10::string_view approximate, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::gelu.out", "self", self, common_device_, false);
-  check_device("aten::gelu.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::gelu_out(self, approximate, out);
-}
-
-at::Tensor wrapper_gelu(const at::Tensor & self, c10::string_view approximate) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::gelu", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::gelu_out(self, approximate, out);
-  return out;
-}
-
-at::Tensor & wrapper_gelu_(at::Tensor & self, c10::string_view approximate) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::gelu_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::gelu_out(self, approximate, self);
-  return self;
-}
-
-at::Tensor & wrapper_gelu_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, c10::string_view approximate, at::Tensor & grad_input) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::gelu_backward.grad_input", "grad_output", grad_output, common_device_, false);
-  check_device("aten::gelu_backward.grad_input", "self", self, common_device_, false);
-  check_device("aten::gelu_backward.grad_input", "grad_input", grad_input, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::gelu_backward_out(grad_output, self, approximate, grad_input);
-}
-
-at::Tensor wrapper_gelu_backward(const at::Tensor & grad_output, const at::Tensor & self, c10::string_view approximate) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::gelu_backward", "grad_output", grad_output, common_device_, true);
-  check_device("aten::gelu_backward", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor grad_input;  // undefined: the out kernel allocates it
-  foo::native::gelu_backward_out(grad_output, self, approximate, grad_input);
-  return grad_input;
-}
-
-at::Tensor & wrapper_silu_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::silu.out", "self", self, common_device_, true);
-  check_device("aten::silu.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::silu_out(self, out);
-}
-
-at::Tensor wrapper_silu(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::silu", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::silu_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_silu_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::silu_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::silu_out(self, self);
-  return self;
-}
-
-at::Tensor & wrapper_silu_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::Tensor & grad_input) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::silu_backward.grad_input", "grad_output", grad_output, common_device_, true);
-  check_device("aten::silu_backward.grad_input", "self", self, common_device_, true);
-  check_device("aten::silu_backward.grad_input", "grad_input", grad_input, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::silu_backward_out(grad_output, self, grad_input);
-}
-
-at::Tensor wrapper_silu_backward(const at::Tensor & grad_output, const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::silu_backward", "grad_output", grad_output, common_device_, true);
-  check_device("aten::silu_backward", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor grad_input;  // undefined: the out kernel allocates it
-  foo::native::silu_backward_out(grad_output, self, grad_input);
-  return grad_input;
-}
-
-at::Tensor & wrapper_sigmoid_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & output, at::Tensor & grad_input) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sigmoid_backward.grad_input", "grad_output", grad_output, common_device_, true);
-  check_device("aten::sigmoid_backward.grad_input", "output", output, common_device_, true);
-  check_device("aten::sigmoid_backward.grad_input", "grad_input", grad_input, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::sigmoid_backward_out(grad_output, output, grad_input);
-}
-
-at::Tensor wrapper_sigmoid_backward(const at::Tensor & grad_output, const at::Tensor & output) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sigmoid_backward", "grad_output", grad_output, common_device_, true);
-  check_device("aten::sigmoid_backward", "output", output, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor grad_input;  // undefined: the out kernel allocates it
-  foo::native::sigmoid_backward_out(grad_output, output, grad_input);
-  return grad_input;
-}
-
-at::Tensor & wrapper_tanh_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & output, at::Tensor & grad_input) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::tanh_backward.grad_input", "grad_output", grad_output, common_device_, true);
-  check_device("aten::tanh_backward.grad_input", "output", output, common_device_, true);
-  check_device("aten::tanh_backward.grad_input", "grad_input", grad_input, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::tanh_backward_out(grad_output, output, grad_input);
-}
-
-at::Tensor wrapper_tanh_backward(const at::Tensor & grad_output, const at::Tensor & output) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::tanh_backward", "grad_output", grad_output, common_device_, true);
-  check_device("aten::tanh_backward", "output", output, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor grad_input;  // undefined: the out kernel allocates it
-  foo::native::tanh_backward_out(grad_output, output, grad_input);
-  return grad_input;
-}
-
-at::Tensor & wrapper_maximum_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::maximum.out", "self", self, common_device_, true);
-  check_device("aten::maximum.out", "other", other, common_device_, true);
-  check_device("aten::maximum.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::maximum_out(self, other, out);
-}
-
-at::Tensor wrapper_maximum(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::maximum", "self", self, common_device_, true);
-  check_device("aten::maximum", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::maximum_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_minimum_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::minimum.out", "self", self, common_device_, true);
-  check_device("aten::minimum.out", "other", other, common_device_, true);
-  check_device("aten::minimum.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::minimum_out(self, other, out);
-}
-
-at::Tensor wrapper_minimum(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::minimum", "self", self, common_device_, true);
-  check_device("aten::minimum", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::minimum_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_pow_Tensor_Tensor_out(const at::Tensor & self, const at::Tensor & exponent, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::pow.Tensor_Tensor_out", "self", self, common_device_, true);
-  check_device("aten::pow.Tensor_Tensor_out", "exponent", exponent, common_device_, true);
-  check_device("aten::pow.Tensor_Tensor_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::pow_tensor_tensor_out(self, exponent, out);
-}
-
-at::Tensor wrapper_pow_Tensor_Tensor(const at::Tensor & self, const at::Tensor & exponent) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::pow.Tensor_Tensor", "self", self, common_device_, true);
-  check_device("aten::pow.Tensor_Tensor", "exponent", exponent, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::pow_tensor_tensor_out(self, exponent, out);
-  return out;
-}
-
-at::Tensor & wrapper_pow__Tensor(at::Tensor & self, const at::Tensor & exponent) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::pow_.Tensor", "self", self, common_device_, false);
-  check_device("aten::pow_.Tensor", "exponent", exponent, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::pow_tensor_tensor_out(self, exponent, self);
-  return self;
-}
-
-at::Tensor & wrapper_pow_Tensor_Scalar_out(const at::Tensor & self, const at::Scalar & exponent, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::pow.Tensor_Scalar_out", "self", self, common_device_, true);
-  check_device("aten::pow.Tensor_Scalar_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::pow_tensor_scalar_out(self, exponent, out);
-}
-
-at::Tensor wrapper_pow_Tensor_Scalar(const at::Tensor & self, const at::Scalar & exponent) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::pow.Tensor_Scalar", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::pow_tensor_scalar_out(self, exponent, out);
-  return out;
-}
-
-at::Tensor & wrapper_pow__Scalar(at::Tensor & self, const at::Scalar & exponent) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::pow_.Scalar", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::pow_tensor_scalar_out(self, exponent, self);
-  return self;
-}
-
 at::Tensor & wrapper_pow_Scalar_out(const at::Scalar & self, const at::Tensor & exponent, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::pow.Scalar_out", "exponent", exponent, common_device_, true);
   check_device("aten::pow.Scalar_out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::pow_scalar_out(self, exponent, out);
+  return at::wrapper_PrivateUse1_pow_out_Scalar_out(self, exponent, out);
 }
 
 at::Tensor wrapper_pow_Scalar(const at::Scalar & self, const at::Tensor & exponent) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::pow.Scalar", "exponent", exponent, common_device_, true);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::pow_scalar_out(self, exponent, out);
-  return out;
+  return at::wrapper_PrivateUse1_pow_Scalar(self, exponent);
 }
 
 at::Tensor wrapper_rsub_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
@@ -1475,542 +2572,6 @@ at::Tensor wrapper_rsub_Tensor(const at::Tensor & self, const at::Tensor & other
   check_device("aten::rsub.Tensor", "other", other, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
   return foo::native::rsub_tensor(self, other, alpha);
-}
-
-at::Tensor & wrapper_eq_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::eq.Tensor_out", "self", self, common_device_, true);
-  check_device("aten::eq.Tensor_out", "other", other, common_device_, true);
-  check_device("aten::eq.Tensor_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::eq_tensor_out(self, other, out);
-}
-
-at::Tensor wrapper_eq_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::eq.Tensor", "self", self, common_device_, true);
-  check_device("aten::eq.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::eq_tensor_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_eq__Tensor(at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::eq_.Tensor", "self", self, common_device_, false);
-  check_device("aten::eq_.Tensor", "other", other, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::eq_tensor_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_eq_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::eq.Scalar_out", "self", self, common_device_, true);
-  check_device("aten::eq.Scalar_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::eq_scalar_out(self, other, out);
-}
-
-at::Tensor wrapper_eq_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::eq.Scalar", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::eq_scalar_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_eq__Scalar(at::Tensor & self, const at::Scalar & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::eq_.Scalar", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::eq_scalar_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_ne_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::ne.Tensor_out", "self", self, common_device_, true);
-  check_device("aten::ne.Tensor_out", "other", other, common_device_, true);
-  check_device("aten::ne.Tensor_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::ne_tensor_out(self, other, out);
-}
-
-at::Tensor wrapper_ne_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::ne.Tensor", "self", self, common_device_, true);
-  check_device("aten::ne.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::ne_tensor_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_ne__Tensor(at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::ne_.Tensor", "self", self, common_device_, false);
-  check_device("aten::ne_.Tensor", "other", other, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::ne_tensor_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_ne_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::ne.Scalar_out", "self", self, common_device_, true);
-  check_device("aten::ne.Scalar_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::ne_scalar_out(self, other, out);
-}
-
-at::Tensor wrapper_ne_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::ne.Scalar", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::ne_scalar_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_ne__Scalar(at::Tensor & self, const at::Scalar & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::ne_.Scalar", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::ne_scalar_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_lt_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::lt.Tensor_out", "self", self, common_device_, true);
-  check_device("aten::lt.Tensor_out", "other", other, common_device_, true);
-  check_device("aten::lt.Tensor_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::lt_tensor_out(self, other, out);
-}
-
-at::Tensor wrapper_lt_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::lt.Tensor", "self", self, common_device_, true);
-  check_device("aten::lt.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::lt_tensor_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_lt__Tensor(at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::lt_.Tensor", "self", self, common_device_, false);
-  check_device("aten::lt_.Tensor", "other", other, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::lt_tensor_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_lt_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::lt.Scalar_out", "self", self, common_device_, true);
-  check_device("aten::lt.Scalar_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::lt_scalar_out(self, other, out);
-}
-
-at::Tensor wrapper_lt_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::lt.Scalar", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::lt_scalar_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_lt__Scalar(at::Tensor & self, const at::Scalar & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::lt_.Scalar", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::lt_scalar_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_le_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::le.Tensor_out", "self", self, common_device_, true);
-  check_device("aten::le.Tensor_out", "other", other, common_device_, true);
-  check_device("aten::le.Tensor_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::le_tensor_out(self, other, out);
-}
-
-at::Tensor wrapper_le_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::le.Tensor", "self", self, common_device_, true);
-  check_device("aten::le.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::le_tensor_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_le__Tensor(at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::le_.Tensor", "self", self, common_device_, false);
-  check_device("aten::le_.Tensor", "other", other, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::le_tensor_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_le_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::le.Scalar_out", "self", self, common_device_, true);
-  check_device("aten::le.Scalar_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::le_scalar_out(self, other, out);
-}
-
-at::Tensor wrapper_le_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::le.Scalar", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::le_scalar_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_le__Scalar(at::Tensor & self, const at::Scalar & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::le_.Scalar", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::le_scalar_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_gt_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::gt.Tensor_out", "self", self, common_device_, true);
-  check_device("aten::gt.Tensor_out", "other", other, common_device_, true);
-  check_device("aten::gt.Tensor_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::gt_tensor_out(self, other, out);
-}
-
-at::Tensor wrapper_gt_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::gt.Tensor", "self", self, common_device_, true);
-  check_device("aten::gt.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::gt_tensor_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_gt__Tensor(at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::gt_.Tensor", "self", self, common_device_, false);
-  check_device("aten::gt_.Tensor", "other", other, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::gt_tensor_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_gt_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::gt.Scalar_out", "self", self, common_device_, true);
-  check_device("aten::gt.Scalar_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::gt_scalar_out(self, other, out);
-}
-
-at::Tensor wrapper_gt_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::gt.Scalar", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::gt_scalar_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_gt__Scalar(at::Tensor & self, const at::Scalar & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::gt_.Scalar", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::gt_scalar_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_ge_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::ge.Tensor_out", "self", self, common_device_, true);
-  check_device("aten::ge.Tensor_out", "other", other, common_device_, true);
-  check_device("aten::ge.Tensor_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::ge_tensor_out(self, other, out);
-}
-
-at::Tensor wrapper_ge_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::ge.Tensor", "self", self, common_device_, true);
-  check_device("aten::ge.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::ge_tensor_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_ge__Tensor(at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::ge_.Tensor", "self", self, common_device_, false);
-  check_device("aten::ge_.Tensor", "other", other, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::ge_tensor_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_ge_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::ge.Scalar_out", "self", self, common_device_, true);
-  check_device("aten::ge.Scalar_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::ge_scalar_out(self, other, out);
-}
-
-at::Tensor wrapper_ge_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::ge.Scalar", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::ge_scalar_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_ge__Scalar(at::Tensor & self, const at::Scalar & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::ge_.Scalar", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::ge_scalar_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_logical_and_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::logical_and.out", "self", self, common_device_, true);
-  check_device("aten::logical_and.out", "other", other, common_device_, true);
-  check_device("aten::logical_and.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::logical_and_out(self, other, out);
-}
-
-at::Tensor wrapper_logical_and(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::logical_and", "self", self, common_device_, true);
-  check_device("aten::logical_and", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::logical_and_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_logical_and_(at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::logical_and_", "self", self, common_device_, false);
-  check_device("aten::logical_and_", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::logical_and_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_logical_or_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::logical_or.out", "self", self, common_device_, true);
-  check_device("aten::logical_or.out", "other", other, common_device_, true);
-  check_device("aten::logical_or.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::logical_or_out(self, other, out);
-}
-
-at::Tensor wrapper_logical_or(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::logical_or", "self", self, common_device_, true);
-  check_device("aten::logical_or", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::logical_or_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_logical_or_(at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::logical_or_", "self", self, common_device_, false);
-  check_device("aten::logical_or_", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::logical_or_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_logical_xor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::logical_xor.out", "self", self, common_device_, true);
-  check_device("aten::logical_xor.out", "other", other, common_device_, true);
-  check_device("aten::logical_xor.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::logical_xor_out(self, other, out);
-}
-
-at::Tensor wrapper_logical_xor(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::logical_xor", "self", self, common_device_, true);
-  check_device("aten::logical_xor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::logical_xor_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_logical_xor_(at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::logical_xor_", "self", self, common_device_, false);
-  check_device("aten::logical_xor_", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::logical_xor_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_logical_not_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::logical_not.out", "self", self, common_device_, true);
-  check_device("aten::logical_not.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::logical_not_out(self, out);
-}
-
-at::Tensor wrapper_logical_not(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::logical_not", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::logical_not_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_logical_not_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::logical_not_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::logical_not_out(self, self);
-  return self;
-}
-
-at::Tensor & wrapper_bitwise_and_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::bitwise_and.Tensor_out", "self", self, common_device_, true);
-  check_device("aten::bitwise_and.Tensor_out", "other", other, common_device_, true);
-  check_device("aten::bitwise_and.Tensor_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::bitwise_and_out(self, other, out);
-}
-
-at::Tensor wrapper_bitwise_and_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::bitwise_and.Tensor", "self", self, common_device_, true);
-  check_device("aten::bitwise_and.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::bitwise_and_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_bitwise_and__Tensor(at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::bitwise_and_.Tensor", "self", self, common_device_, false);
-  check_device("aten::bitwise_and_.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::bitwise_and_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_bitwise_or_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::bitwise_or.Tensor_out", "self", self, common_device_, true);
-  check_device("aten::bitwise_or.Tensor_out", "other", other, common_device_, true);
-  check_device("aten::bitwise_or.Tensor_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::bitwise_or_out(self, other, out);
-}
-
-at::Tensor wrapper_bitwise_or_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::bitwise_or.Tensor", "self", self, common_device_, true);
-  check_device("aten::bitwise_or.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::bitwise_or_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_bitwise_or__Tensor(at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::bitwise_or_.Tensor", "self", self, common_device_, false);
-  check_device("aten::bitwise_or_.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::bitwise_or_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_bitwise_xor_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::bitwise_xor.Tensor_out", "self", self, common_device_, true);
-  check_device("aten::bitwise_xor.Tensor_out", "other", other, common_device_, true);
-  check_device("aten::bitwise_xor.Tensor_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::bitwise_xor_out(self, other, out);
-}
-
-at::Tensor wrapper_bitwise_xor_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::bitwise_xor.Tensor", "self", self, common_device_, true);
-  check_device("aten::bitwise_xor.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::bitwise_xor_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_bitwise_xor__Tensor(at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::bitwise_xor_.Tensor", "self", self, common_device_, false);
-  check_device("aten::bitwise_xor_.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::bitwise_xor_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_bitwise_not_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::bitwise_not.out", "self", self, common_device_, true);
-  check_device("aten::bitwise_not.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::bitwise_not_out(self, out);
-}
-
-at::Tensor wrapper_bitwise_not(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::bitwise_not", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::bitwise_not_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_bitwise_not_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::bitwise_not_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::bitwise_not_out(self, self);
-  return self;
 }
 
 at::Tensor & wrapper_where_self_out(const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
@@ -2051,289 +2612,6 @@ at::Tensor & wrapper_masked_fill__Tensor(at::Tensor & self, const at::Tensor & m
   return foo::native::masked_fill_tensor_(self, mask, value);
 }
 
-at::Tensor & wrapper_lerp_Scalar_out(const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::lerp.Scalar_out", "self", self, common_device_, true);
-  check_device("aten::lerp.Scalar_out", "end", end, common_device_, true);
-  check_device("aten::lerp.Scalar_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::lerp_scalar_out(self, end, weight, out);
-}
-
-at::Tensor wrapper_lerp_Scalar(const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::lerp.Scalar", "self", self, common_device_, true);
-  check_device("aten::lerp.Scalar", "end", end, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::lerp_scalar_out(self, end, weight, out);
-  return out;
-}
-
-at::Tensor & wrapper_lerp__Scalar(at::Tensor & self, const at::Tensor & end, const at::Scalar & weight) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::lerp_.Scalar", "self", self, common_device_, false);
-  check_device("aten::lerp_.Scalar", "end", end, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::lerp_scalar_out(self, end, weight, self);
-  return self;
-}
-
-at::Tensor & wrapper_lerp_Tensor_out(const at::Tensor & self, const at::Tensor & end, const at::Tensor & weight, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::lerp.Tensor_out", "self", self, common_device_, true);
-  check_device("aten::lerp.Tensor_out", "end", end, common_device_, true);
-  check_device("aten::lerp.Tensor_out", "weight", weight, common_device_, true);
-  check_device("aten::lerp.Tensor_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::lerp_tensor_out(self, end, weight, out);
-}
-
-at::Tensor wrapper_lerp_Tensor(const at::Tensor & self, const at::Tensor & end, const at::Tensor & weight) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::lerp.Tensor", "self", self, common_device_, true);
-  check_device("aten::lerp.Tensor", "end", end, common_device_, true);
-  check_device("aten::lerp.Tensor", "weight", weight, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::lerp_tensor_out(self, end, weight, out);
-  return out;
-}
-
-at::Tensor & wrapper_lerp__Tensor(at::Tensor & self, const at::Tensor & end, const at::Tensor & weight) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::lerp_.Tensor", "self", self, common_device_, false);
-  check_device("aten::lerp_.Tensor", "end", end, common_device_, true);
-  check_device("aten::lerp_.Tensor", "weight", weight, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::lerp_tensor_out(self, end, weight, self);
-  return self;
-}
-
-at::Tensor & wrapper_addcmul_out(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::addcmul.out", "self", self, common_device_, true);
-  check_device("aten::addcmul.out", "tensor1", tensor1, common_device_, true);
-  check_device("aten::addcmul.out", "tensor2", tensor2, common_device_, true);
-  check_device("aten::addcmul.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::addcmul_out(self, tensor1, tensor2, value, out);
-}
-
-at::Tensor wrapper_addcmul(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::addcmul", "self", self, common_device_, true);
-  check_device("aten::addcmul", "tensor1", tensor1, common_device_, true);
-  check_device("aten::addcmul", "tensor2", tensor2, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::addcmul_out(self, tensor1, tensor2, value, out);
-  return out;
-}
-
-at::Tensor & wrapper_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::addcmul_", "self", self, common_device_, false);
-  check_device("aten::addcmul_", "tensor1", tensor1, common_device_, true);
-  check_device("aten::addcmul_", "tensor2", tensor2, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::addcmul_out(self, tensor1, tensor2, value, self);
-  return self;
-}
-
-at::Tensor & wrapper_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::addcdiv.out", "self", self, common_device_, true);
-  check_device("aten::addcdiv.out", "tensor1", tensor1, common_device_, true);
-  check_device("aten::addcdiv.out", "tensor2", tensor2, common_device_, true);
-  check_device("aten::addcdiv.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::addcdiv_out(self, tensor1, tensor2, value, out);
-}
-
-at::Tensor wrapper_addcdiv(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::addcdiv", "self", self, common_device_, true);
-  check_device("aten::addcdiv", "tensor1", tensor1, common_device_, true);
-  check_device("aten::addcdiv", "tensor2", tensor2, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::addcdiv_out(self, tensor1, tensor2, value, out);
-  return out;
-}
-
-at::Tensor & wrapper_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::addcdiv_", "self", self, common_device_, false);
-  check_device("aten::addcdiv_", "tensor1", tensor1, common_device_, true);
-  check_device("aten::addcdiv_", "tensor2", tensor2, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::addcdiv_out(self, tensor1, tensor2, value, self);
-  return self;
-}
-
-at::Tensor & wrapper_clamp_out(const at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp.out", "self", self, common_device_, true);
-  check_device("aten::clamp.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::clamp_out(self, min, max, out);
-}
-
-at::Tensor wrapper_clamp(const at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::clamp_out(self, min, max, out);
-  return out;
-}
-
-at::Tensor & wrapper_clamp_(at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::clamp_out(self, min, max, self);
-  return self;
-}
-
-at::Tensor & wrapper_clamp_Tensor_out(const at::Tensor & self, const ::std::optional<at::Tensor> & min, const ::std::optional<at::Tensor> & max, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp.Tensor_out", "self", self, common_device_, true);
-  check_device("aten::clamp.Tensor_out", "min", min, common_device_, true);
-  check_device("aten::clamp.Tensor_out", "max", max, common_device_, true);
-  check_device("aten::clamp.Tensor_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::clamp_tensor_out(self, min, max, out);
-}
-
-at::Tensor wrapper_clamp_Tensor(const at::Tensor & self, const ::std::optional<at::Tensor> & min, const ::std::optional<at::Tensor> & max) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp.Tensor", "self", self, common_device_, true);
-  check_device("aten::clamp.Tensor", "min", min, common_device_, true);
-  check_device("aten::clamp.Tensor", "max", max, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::clamp_tensor_out(self, min, max, out);
-  return out;
-}
-
-at::Tensor & wrapper_clamp__Tensor(at::Tensor & self, const ::std::optional<at::Tensor> & min, const ::std::optional<at::Tensor> & max) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp_.Tensor", "self", self, common_device_, false);
-  check_device("aten::clamp_.Tensor", "min", min, common_device_, true);
-  check_device("aten::clamp_.Tensor", "max", max, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::clamp_tensor_out(self, min, max, self);
-  return self;
-}
-
-at::Tensor & wrapper_clamp_min_out(const at::Tensor & self, const at::Scalar & min, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp_min.out", "self", self, common_device_, true);
-  check_device("aten::clamp_min.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::clamp_min_out(self, min, out);
-}
-
-at::Tensor wrapper_clamp_min(const at::Tensor & self, const at::Scalar & min) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp_min", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::clamp_min_out(self, min, out);
-  return out;
-}
-
-at::Tensor & wrapper_clamp_min_(at::Tensor & self, const at::Scalar & min) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp_min_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::clamp_min_out(self, min, self);
-  return self;
-}
-
-at::Tensor & wrapper_clamp_min_Tensor_out(const at::Tensor & self, const at::Tensor & min, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp_min.Tensor_out", "self", self, common_device_, true);
-  check_device("aten::clamp_min.Tensor_out", "min", min, common_device_, true);
-  check_device("aten::clamp_min.Tensor_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::clamp_min_tensor_out(self, min, out);
-}
-
-at::Tensor wrapper_clamp_min_Tensor(const at::Tensor & self, const at::Tensor & min) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp_min.Tensor", "self", self, common_device_, true);
-  check_device("aten::clamp_min.Tensor", "min", min, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::clamp_min_tensor_out(self, min, out);
-  return out;
-}
-
-at::Tensor & wrapper_clamp_min__Tensor(at::Tensor & self, const at::Tensor & min) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp_min_.Tensor", "self", self, common_device_, false);
-  check_device("aten::clamp_min_.Tensor", "min", min, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::clamp_min_tensor_out(self, min, self);
-  return self;
-}
-
-at::Tensor & wrapper_clamp_max_out(const at::Tensor & self, const at::Scalar & max, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp_max.out", "self", self, common_device_, true);
-  check_device("aten::clamp_max.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::clamp_max_out(self, max, out);
-}
-
-at::Tensor wrapper_clamp_max(const at::Tensor & self, const at::Scalar & max) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp_max", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::clamp_max_out(self, max, out);
-  return out;
-}
-
-at::Tensor & wrapper_clamp_max_(at::Tensor & self, const at::Scalar & max) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp_max_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::clamp_max_out(self, max, self);
-  return self;
-}
-
-at::Tensor & wrapper_clamp_max_Tensor_out(const at::Tensor & self, const at::Tensor & max, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp_max.Tensor_out", "self", self, common_device_, true);
-  check_device("aten::clamp_max.Tensor_out", "max", max, common_device_, true);
-  check_device("aten::clamp_max.Tensor_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::clamp_max_tensor_out(self, max, out);
-}
-
-at::Tensor wrapper_clamp_max_Tensor(const at::Tensor & self, const at::Tensor & max) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp_max.Tensor", "self", self, common_device_, true);
-  check_device("aten::clamp_max.Tensor", "max", max, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::clamp_max_tensor_out(self, max, out);
-  return out;
-}
-
-at::Tensor & wrapper_clamp_max__Tensor(at::Tensor & self, const at::Tensor & max) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp_max_.Tensor", "self", self, common_device_, false);
-  check_device("aten::clamp_max_.Tensor", "max", max, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::clamp_max_tensor_out(self, max, self);
-  return self;
-}
-
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -2362,21 +2640,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("fill_.Scalar", TORCH_FN(wrapper_fill__Scalar));
   m.impl("fill_.Tensor", TORCH_FN(wrapper_fill__Tensor));
   m.impl("zero_", TORCH_FN(wrapper_zero_));
-  m.impl("add.out", TORCH_FN(wrapper_add_out));
-  m.impl("add.Tensor", TORCH_FN(wrapper_add_Tensor));
-  m.impl("add_.Tensor", TORCH_FN(wrapper_add__Tensor));
-  m.impl("sub.out", TORCH_FN(wrapper_sub_out));
-  m.impl("sub.Tensor", TORCH_FN(wrapper_sub_Tensor));
-  m.impl("sub_.Tensor", TORCH_FN(wrapper_sub__Tensor));
-  m.impl("mul.out", TORCH_FN(wrapper_mul_out));
-  m.impl("mul.Tensor", TORCH_FN(wrapper_mul_Tensor));
-  m.impl("mul_.Tensor", TORCH_FN(wrapper_mul__Tensor));
-  m.impl("div.out", TORCH_FN(wrapper_div_out));
-  m.impl("div.Tensor", TORCH_FN(wrapper_div_Tensor));
-  m.impl("div_.Tensor", TORCH_FN(wrapper_div__Tensor));
-  m.impl("div.out_mode", TORCH_FN(wrapper_div_out_mode));
-  m.impl("div.Tensor_mode", TORCH_FN(wrapper_div_Tensor_mode));
-  m.impl("div_.Tensor_mode", TORCH_FN(wrapper_div__Tensor_mode));
   m.impl("_softmax.out", TORCH_FN(wrapper__softmax_out));
   m.impl("_softmax", TORCH_FN(wrapper__softmax));
   m.impl("_log_softmax.out", TORCH_FN(wrapper__log_softmax_out));
@@ -2433,169 +2696,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("var_mean.correction", TORCH_FN(wrapper_var_mean_correction));
   m.impl("std_mean.correction_out", TORCH_FN(wrapper_std_mean_correction_out));
   m.impl("std_mean.correction", TORCH_FN(wrapper_std_mean_correction));
-  m.impl("neg.out", TORCH_FN(wrapper_neg_out));
-  m.impl("neg", TORCH_FN(wrapper_neg));
-  m.impl("neg_", TORCH_FN(wrapper_neg_));
-  m.impl("abs.out", TORCH_FN(wrapper_abs_out));
-  m.impl("abs", TORCH_FN(wrapper_abs));
-  m.impl("abs_", TORCH_FN(wrapper_abs_));
-  m.impl("exp.out", TORCH_FN(wrapper_exp_out));
-  m.impl("exp", TORCH_FN(wrapper_exp));
-  m.impl("exp_", TORCH_FN(wrapper_exp_));
-  m.impl("log.out", TORCH_FN(wrapper_log_out));
-  m.impl("log", TORCH_FN(wrapper_log));
-  m.impl("log_", TORCH_FN(wrapper_log_));
-  m.impl("sqrt.out", TORCH_FN(wrapper_sqrt_out));
-  m.impl("sqrt", TORCH_FN(wrapper_sqrt));
-  m.impl("sqrt_", TORCH_FN(wrapper_sqrt_));
-  m.impl("rsqrt.out", TORCH_FN(wrapper_rsqrt_out));
-  m.impl("rsqrt", TORCH_FN(wrapper_rsqrt));
-  m.impl("rsqrt_", TORCH_FN(wrapper_rsqrt_));
-  m.impl("sin.out", TORCH_FN(wrapper_sin_out));
-  m.impl("sin", TORCH_FN(wrapper_sin));
-  m.impl("sin_", TORCH_FN(wrapper_sin_));
-  m.impl("cos.out", TORCH_FN(wrapper_cos_out));
-  m.impl("cos", TORCH_FN(wrapper_cos));
-  m.impl("cos_", TORCH_FN(wrapper_cos_));
-  m.impl("tanh.out", TORCH_FN(wrapper_tanh_out));
-  m.impl("tanh", TORCH_FN(wrapper_tanh));
-  m.impl("tanh_", TORCH_FN(wrapper_tanh_));
-  m.impl("sigmoid.out", TORCH_FN(wrapper_sigmoid_out));
-  m.impl("sigmoid", TORCH_FN(wrapper_sigmoid));
-  m.impl("sigmoid_", TORCH_FN(wrapper_sigmoid_));
-  m.impl("sign.out", TORCH_FN(wrapper_sign_out));
-  m.impl("sign", TORCH_FN(wrapper_sign));
-  m.impl("sign_", TORCH_FN(wrapper_sign_));
-  m.impl("sgn.out", TORCH_FN(wrapper_sgn_out));
-  m.impl("sgn", TORCH_FN(wrapper_sgn));
-  m.impl("sgn_", TORCH_FN(wrapper_sgn_));
-  m.impl("isnan", TORCH_FN(wrapper_isnan));
-  m.impl("relu", TORCH_FN(wrapper_relu));
-  m.impl("relu_", TORCH_FN(wrapper_relu_));
-  m.impl("threshold.out", TORCH_FN(wrapper_threshold_out));
-  m.impl("threshold", TORCH_FN(wrapper_threshold));
-  m.impl("threshold_", TORCH_FN(wrapper_threshold_));
-  m.impl("threshold_backward.grad_input", TORCH_FN(wrapper_threshold_backward_grad_input));
-  m.impl("threshold_backward", TORCH_FN(wrapper_threshold_backward));
-  m.impl("gelu.out", TORCH_FN(wrapper_gelu_out));
-  m.impl("gelu", TORCH_FN(wrapper_gelu));
-  m.impl("gelu_", TORCH_FN(wrapper_gelu_));
-  m.impl("gelu_backward.grad_input", TORCH_FN(wrapper_gelu_backward_grad_input));
-  m.impl("gelu_backward", TORCH_FN(wrapper_gelu_backward));
-  m.impl("silu.out", TORCH_FN(wrapper_silu_out));
-  m.impl("silu", TORCH_FN(wrapper_silu));
-  m.impl("silu_", TORCH_FN(wrapper_silu_));
-  m.impl("silu_backward.grad_input", TORCH_FN(wrapper_silu_backward_grad_input));
-  m.impl("silu_backward", TORCH_FN(wrapper_silu_backward));
-  m.impl("sigmoid_backward.grad_input", TORCH_FN(wrapper_sigmoid_backward_grad_input));
-  m.impl("sigmoid_backward", TORCH_FN(wrapper_sigmoid_backward));
-  m.impl("tanh_backward.grad_input", TORCH_FN(wrapper_tanh_backward_grad_input));
-  m.impl("tanh_backward", TORCH_FN(wrapper_tanh_backward));
-  m.impl("maximum.out", TORCH_FN(wrapper_maximum_out));
-  m.impl("maximum", TORCH_FN(wrapper_maximum));
-  m.impl("minimum.out", TORCH_FN(wrapper_minimum_out));
-  m.impl("minimum", TORCH_FN(wrapper_minimum));
-  m.impl("pow.Tensor_Tensor_out", TORCH_FN(wrapper_pow_Tensor_Tensor_out));
-  m.impl("pow.Tensor_Tensor", TORCH_FN(wrapper_pow_Tensor_Tensor));
-  m.impl("pow_.Tensor", TORCH_FN(wrapper_pow__Tensor));
-  m.impl("pow.Tensor_Scalar_out", TORCH_FN(wrapper_pow_Tensor_Scalar_out));
-  m.impl("pow.Tensor_Scalar", TORCH_FN(wrapper_pow_Tensor_Scalar));
-  m.impl("pow_.Scalar", TORCH_FN(wrapper_pow__Scalar));
   m.impl("pow.Scalar_out", TORCH_FN(wrapper_pow_Scalar_out));
   m.impl("pow.Scalar", TORCH_FN(wrapper_pow_Scalar));
   m.impl("rsub.Tensor", TORCH_FN(wrapper_rsub_Tensor));
-  m.impl("eq.Tensor_out", TORCH_FN(wrapper_eq_Tensor_out));
-  m.impl("eq.Tensor", TORCH_FN(wrapper_eq_Tensor));
-  m.impl("eq_.Tensor", TORCH_FN(wrapper_eq__Tensor));
-  m.impl("eq.Scalar_out", TORCH_FN(wrapper_eq_Scalar_out));
-  m.impl("eq.Scalar", TORCH_FN(wrapper_eq_Scalar));
-  m.impl("eq_.Scalar", TORCH_FN(wrapper_eq__Scalar));
-  m.impl("ne.Tensor_out", TORCH_FN(wrapper_ne_Tensor_out));
-  m.impl("ne.Tensor", TORCH_FN(wrapper_ne_Tensor));
-  m.impl("ne_.Tensor", TORCH_FN(wrapper_ne__Tensor));
-  m.impl("ne.Scalar_out", TORCH_FN(wrapper_ne_Scalar_out));
-  m.impl("ne.Scalar", TORCH_FN(wrapper_ne_Scalar));
-  m.impl("ne_.Scalar", TORCH_FN(wrapper_ne__Scalar));
-  m.impl("lt.Tensor_out", TORCH_FN(wrapper_lt_Tensor_out));
-  m.impl("lt.Tensor", TORCH_FN(wrapper_lt_Tensor));
-  m.impl("lt_.Tensor", TORCH_FN(wrapper_lt__Tensor));
-  m.impl("lt.Scalar_out", TORCH_FN(wrapper_lt_Scalar_out));
-  m.impl("lt.Scalar", TORCH_FN(wrapper_lt_Scalar));
-  m.impl("lt_.Scalar", TORCH_FN(wrapper_lt__Scalar));
-  m.impl("le.Tensor_out", TORCH_FN(wrapper_le_Tensor_out));
-  m.impl("le.Tensor", TORCH_FN(wrapper_le_Tensor));
-  m.impl("le_.Tensor", TORCH_FN(wrapper_le__Tensor));
-  m.impl("le.Scalar_out", TORCH_FN(wrapper_le_Scalar_out));
-  m.impl("le.Scalar", TORCH_FN(wrapper_le_Scalar));
-  m.impl("le_.Scalar", TORCH_FN(wrapper_le__Scalar));
-  m.impl("gt.Tensor_out", TORCH_FN(wrapper_gt_Tensor_out));
-  m.impl("gt.Tensor", TORCH_FN(wrapper_gt_Tensor));
-  m.impl("gt_.Tensor", TORCH_FN(wrapper_gt__Tensor));
-  m.impl("gt.Scalar_out", TORCH_FN(wrapper_gt_Scalar_out));
-  m.impl("gt.Scalar", TORCH_FN(wrapper_gt_Scalar));
-  m.impl("gt_.Scalar", TORCH_FN(wrapper_gt__Scalar));
-  m.impl("ge.Tensor_out", TORCH_FN(wrapper_ge_Tensor_out));
-  m.impl("ge.Tensor", TORCH_FN(wrapper_ge_Tensor));
-  m.impl("ge_.Tensor", TORCH_FN(wrapper_ge__Tensor));
-  m.impl("ge.Scalar_out", TORCH_FN(wrapper_ge_Scalar_out));
-  m.impl("ge.Scalar", TORCH_FN(wrapper_ge_Scalar));
-  m.impl("ge_.Scalar", TORCH_FN(wrapper_ge__Scalar));
-  m.impl("logical_and.out", TORCH_FN(wrapper_logical_and_out));
-  m.impl("logical_and", TORCH_FN(wrapper_logical_and));
-  m.impl("logical_and_", TORCH_FN(wrapper_logical_and_));
-  m.impl("logical_or.out", TORCH_FN(wrapper_logical_or_out));
-  m.impl("logical_or", TORCH_FN(wrapper_logical_or));
-  m.impl("logical_or_", TORCH_FN(wrapper_logical_or_));
-  m.impl("logical_xor.out", TORCH_FN(wrapper_logical_xor_out));
-  m.impl("logical_xor", TORCH_FN(wrapper_logical_xor));
-  m.impl("logical_xor_", TORCH_FN(wrapper_logical_xor_));
-  m.impl("logical_not.out", TORCH_FN(wrapper_logical_not_out));
-  m.impl("logical_not", TORCH_FN(wrapper_logical_not));
-  m.impl("logical_not_", TORCH_FN(wrapper_logical_not_));
-  m.impl("bitwise_and.Tensor_out", TORCH_FN(wrapper_bitwise_and_Tensor_out));
-  m.impl("bitwise_and.Tensor", TORCH_FN(wrapper_bitwise_and_Tensor));
-  m.impl("bitwise_and_.Tensor", TORCH_FN(wrapper_bitwise_and__Tensor));
-  m.impl("bitwise_or.Tensor_out", TORCH_FN(wrapper_bitwise_or_Tensor_out));
-  m.impl("bitwise_or.Tensor", TORCH_FN(wrapper_bitwise_or_Tensor));
-  m.impl("bitwise_or_.Tensor", TORCH_FN(wrapper_bitwise_or__Tensor));
-  m.impl("bitwise_xor.Tensor_out", TORCH_FN(wrapper_bitwise_xor_Tensor_out));
-  m.impl("bitwise_xor.Tensor", TORCH_FN(wrapper_bitwise_xor_Tensor));
-  m.impl("bitwise_xor_.Tensor", TORCH_FN(wrapper_bitwise_xor__Tensor));
-  m.impl("bitwise_not.out", TORCH_FN(wrapper_bitwise_not_out));
-  m.impl("bitwise_not", TORCH_FN(wrapper_bitwise_not));
-  m.impl("bitwise_not_", TORCH_FN(wrapper_bitwise_not_));
   m.impl("where.self_out", TORCH_FN(wrapper_where_self_out));
   m.impl("where.self", TORCH_FN(wrapper_where_self));
   m.impl("masked_fill_.Scalar", TORCH_FN(wrapper_masked_fill__Scalar));
   m.impl("masked_fill_.Tensor", TORCH_FN(wrapper_masked_fill__Tensor));
-  m.impl("lerp.Scalar_out", TORCH_FN(wrapper_lerp_Scalar_out));
-  m.impl("lerp.Scalar", TORCH_FN(wrapper_lerp_Scalar));
-  m.impl("lerp_.Scalar", TORCH_FN(wrapper_lerp__Scalar));
-  m.impl("lerp.Tensor_out", TORCH_FN(wrapper_lerp_Tensor_out));
-  m.impl("lerp.Tensor", TORCH_FN(wrapper_lerp_Tensor));
-  m.impl("lerp_.Tensor", TORCH_FN(wrapper_lerp__Tensor));
-  m.impl("addcmul.out", TORCH_FN(wrapper_addcmul_out));
-  m.impl("addcmul", TORCH_FN(wrapper_addcmul));
-  m.impl("addcmul_", TORCH_FN(wrapper_addcmul_));
-  m.impl("addcdiv.out", TORCH_FN(wrapper_addcdiv_out));
-  m.impl("addcdiv", TORCH_FN(wrapper_addcdiv));
-  m.impl("addcdiv_", TORCH_FN(wrapper_addcdiv_));
-  m.impl("clamp.out", TORCH_FN(wrapper_clamp_out));
-  m.impl("clamp", TORCH_FN(wrapper_clamp));
-  m.impl("clamp_", TORCH_FN(wrapper_clamp_));
-  m.impl("clamp.Tensor_out", TORCH_FN(wrapper_clamp_Tensor_out));
-  m.impl("clamp.Tensor", TORCH_FN(wrapper_clamp_Tensor));
-  m.impl("clamp_.Tensor", TORCH_FN(wrapper_clamp__Tensor));
-  m.impl("clamp_min.out", TORCH_FN(wrapper_clamp_min_out));
-  m.impl("clamp_min", TORCH_FN(wrapper_clamp_min));
-  m.impl("clamp_min_", TORCH_FN(wrapper_clamp_min_));
-  m.impl("clamp_min.Tensor_out", TORCH_FN(wrapper_clamp_min_Tensor_out));
-  m.impl("clamp_min.Tensor", TORCH_FN(wrapper_clamp_min_Tensor));
-  m.impl("clamp_min_.Tensor", TORCH_FN(wrapper_clamp_min__Tensor));
-  m.impl("clamp_max.out", TORCH_FN(wrapper_clamp_max_out));
-  m.impl("clamp_max", TORCH_FN(wrapper_clamp_max));
-  m.impl("clamp_max_", TORCH_FN(wrapper_clamp_max_));
-  m.impl("clamp_max.Tensor_out", TORCH_FN(wrapper_clamp_max_Tensor_out));
-  m.impl("clamp_max.Tensor", TORCH_FN(wrapper_clamp_max_Tensor));
-  m.impl("clamp_max_.Tensor", TORCH_FN(wrapper_clamp_max__Tensor));
 }

@@ -5,6 +5,7 @@
 
 #include <ATen/ATen.h>
 
+#include "aten/kernel_dtype.h"
 #include "kernels/layout.h"
 
 namespace foo::native {
@@ -31,7 +32,5 @@ inline std::optional<foo::kernels::Layout> layout_of(const at::Tensor& t) {
   layout.ndim = ndim;
   return layout;
 }
-
-inline foo::kernels::DType kernel_dtype(at::ScalarType t) { return static_cast<foo::kernels::DType>(t); }
 
 }  // namespace foo::native

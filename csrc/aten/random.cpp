@@ -40,8 +40,7 @@ at::Tensor& fill_in_place(at::Tensor& self, Fill&& fill) {
 }
 
 void check_floating(const at::Tensor& self, const char* op) {
-  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(self.scalar_type()), "\"", op,
-                              "\" not implemented for foo tensors of dtype ", self.scalar_type());
+  check_kernel_dtype(op, self.scalar_type(), foo::kernels::kFloatingTypes);
 }
 
 enum class Distribution { Uniform, Normal };
