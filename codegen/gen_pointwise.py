@@ -10,8 +10,10 @@ CUDA's ufunc kernels); torchgen's set_output subclasses, the wrappers and their 
 Other ops: the kernel builds the iterator the spec names (`iterator:`); with `iterator: manual`
 only the launcher `run_<kernel>(iter, dtype, scalars...)` is generated, for csrc/aten to call.
 
-Each op gets its own pair of files, so adding an op compiles two small files. Formula text is
-preceded by a #line directive: a C++ error in a formula names the manifest line.
+Each op gets its own pair of files, so adding an op compiles two small files. They name their
+entry by op, never by manifest line: an entry added above would otherwise change (and recompile)
+every file below it. A C++ error in a formula is reported in the generated file, right after a
+comment naming the entry and the formula's dtype branch.
 """
 
 from __future__ import annotations
@@ -47,7 +49,6 @@ _GROUP_CONDITION = {
     "integral": "std::is_integral_v<T> && !std::is_same_v<T, bool>",
     "floating": "!std::is_integral_v<T>",
 }
-LINE_MARK = "#line @@"  # replaced by the generated file's own line once rendered
 
 
 def launcher(k: Kernel) -> str:
@@ -70,16 +71,9 @@ def dtype_mask(dtypes: tuple[str, ...]) -> str:
     return " | ".join(f"foo::kernels::dtype_bit(foo::kernels::DType::{_DTYPE_ENUM[d]})" for d in dtypes)
 
 
-def _snippet(text: str, line: int, manifest: str, indent: str) -> list[str]:
-    """Manifest text, with #line directives so compilers report the manifest's line."""
-    return [f'#line {line} "{manifest}"'] + [indent + t for t in text.splitlines()] + [LINE_MARK]
-
-
-def _resolve_lines(text: str, name: str) -> str:
-    out = []
-    for i, line in enumerate(text.split("\n")):
-        out.append(f'#line {i + 2} "{name}"' if line == LINE_MARK else line)
-    return "\n".join(out)
+def _snippet(text: str, indent: str) -> list[str]:
+    """Manifest text (a formula, a `when` condition), indented."""
+    return [indent + t for t in text.splitlines()]
 
 
 # ---- kernel (.cu) -------------------------------------------------------------------------------
@@ -89,26 +83,26 @@ def _returns(text: str) -> bool:
     return "return" in text.replace("\n", " ").split()
 
 
-def _formula_lines(case: Case, manifest: str) -> list[str]:
+def _formula_lines(case: Case) -> list[str]:
     """The body of operator(): one `return` per dtype branch."""
 
-    def ret(text: str, line: int, indent: str) -> list[str]:
+    def ret(text: str, indent: str) -> list[str]:
         if _returns(text):  # a body with statements: run it as a lambda, cast its result
-            return [f"{indent}return cast<Out>([&]() {{", *_snippet(text, line, manifest, indent + "  "), f"{indent}}}());"]
-        return [f"{indent}return cast<Out>(", *_snippet(text, line, manifest, indent + "    "), f"{indent});"]
+            return [f"{indent}return cast<Out>([&]() {{", *_snippet(text, indent + "  "), f"{indent}}}());"]
+        return [f"{indent}return cast<Out>(", *_snippet(text, indent + "    "), f"{indent});"]
 
-    keys = {k: (text, line) for k, text, line in case.formula}
+    keys = {k: text for k, text, _ in case.formula}
     if list(keys) == ["default"]:
-        return ret(*keys["default"], "    ")
+        return ret(keys["default"], "    ")
     branches = [(f"std::is_same_v<T, {_CPP_TYPE[d]}>", keys[d]) for d in DTYPES if d in keys]
     branches += [(_GROUP_CONDITION[g], keys[g]) for g in ("bool", "integral", "floating") if g in keys]
     lines = []
-    for i, (cond, (text, line)) in enumerate(branches):
+    for i, (cond, text) in enumerate(branches):
         lines.append(f"    {'if' if i == 0 else '} else if'} constexpr ({cond}) {{")
-        lines += ret(text, line, "      ")
+        lines += ret(text, "      ")
     lines.append("    } else {")
     if "default" in keys:
-        lines += ret(*keys["default"], "      ")
+        lines += ret(keys["default"], "      ")
     else:
         lines.append('      static_assert(sizeof(T) == 0, "no formula for this dtype");')
     lines.append("    }")
@@ -127,7 +121,7 @@ class _Functor:
     specs: str  # OutSpec, InSpecs...
 
 
-def _functor(k: Kernel, i: int, case: Case, manifest: str) -> _Functor:
+def _functor(k: Kernel, i: int, case: Case) -> _Functor:
     pw = k.pointwise
     params, conversions = [], []
     for o in case.inputs:
@@ -139,13 +133,13 @@ def _functor(k: Kernel, i: int, case: Case, manifest: str) -> _Functor:
             conversions.append(f"[[maybe_unused]] const M {o.name} = static_cast<M>({o.name}_);")
     out_spec = _CPP_TYPE[pw.spec.output] if pw.spec.output else "Same"
     in_specs = [(_CPP_TYPE[o.dtype] if o.dtype else "Same") for o in case.inputs]
-    when = f" when {case.when}" if case.when else ""
+    when = f", when {case.when}" if case.when else ""
     return _Functor(
         name=f"{k.name}_{i}",
-        comment=f"{manifest}:{case.line}{when}",
+        comment=f"formula {i + 1} of aten::{k.f.func.name}{when}",
         params=", ".join(params),
         conversions=tuple(conversions),
-        body=tuple(_formula_lines(case, manifest)),
+        body=tuple(_formula_lines(case)),
         mask=dtype_mask(case.dtypes),
         out_spec=out_spec,
         specs=", ".join([out_spec] + in_specs),
@@ -162,18 +156,16 @@ def _scalar_members(k: Kernel) -> list[dict]:
 
 def gen_kernel(plan: Plan, k: Kernel) -> str:
     manifest = plan.manifest_path
-    functors = [_functor(k, i, c, manifest) for i, c in enumerate(k.pointwise.cases)]
-    text = render(
+    functors = [_functor(k, i, c) for i, c in enumerate(k.pointwise.cases)]
+    return render(
         "pointwise_kernel.cu.j2",
         stamp=stamp(manifest),
         op=f"aten::{k.f.func.name}",
-        where=f"{manifest}:{k.line}",
         launcher=launcher(k),
         op_name=k.pointwise.op_name,
         scalars=_scalar_members(k),
         functors=functors,
     )
-    return _resolve_lines(text, paths(k)[0])
 
 
 # ---- host (.cpp) --------------------------------------------------------------------------------
@@ -189,9 +181,7 @@ def _body(k: Kernel, iter_expr: str, manifest: str) -> list[str]:
     lines = ["foo::kernels::PointwiseArgs args;"]
     for i, case in enumerate(pw.cases):
         if case.when:
-            lines.append(("if (" if i == 0 else "} else if (") + "")
-            lines += _snippet(f"({case.when})", case.line, manifest, "    ")
-            lines.append(") {")
+            lines.append(("if (" if i == 0 else "} else if (") + case.when + ") {")
         else:
             lines.append("{" if i == 0 else "} else {")
         lines.append(f'  check_kernel_dtype("{pw.op_name}", dtype, {dtype_mask(case.dtypes)});')
@@ -206,7 +196,7 @@ def _body(k: Kernel, iter_expr: str, manifest: str) -> list[str]:
         )
     if pw.cases[-1].when:
         lines.append("} else {")
-        lines.append(f'  TORCH_CHECK(false, "{pw.op_name}: no formula of {manifest}:{pw.spec.line} matches these arguments");')
+        lines.append(f'  TORCH_CHECK(false, "{pw.op_name}: no formula of its {manifest} entry matches these arguments");')
     lines.append("}")
     return lines
 
@@ -261,7 +251,7 @@ def gen_host(plan: Plan, k: Kernel) -> str:
     ctx = dict(
         stamp=stamp(manifest),
         op=f"aten::{k.f.func.name}",
-        where=f"{manifest}:{k.line}",
+        manifest=manifest,
         launcher=launcher(k),
         kernel_name=k.name,
         registered=", ".join(str(op.f.func.name) for op in ops),
@@ -298,8 +288,7 @@ def gen_host(plan: Plan, k: Kernel) -> str:
                    body=["const at::ScalarType dtype = iter.common_dtype();"] + _body(k, "iter", manifest))
     if pw.iterator != "manual":
         ctx["wrappers"] = [wrapper(op.f, op.kernel_f, op.kernel, op.kind, "aten", op.guard) for op in ops]
-    text = render("pointwise_host.cpp.j2", **ctx)
-    return _resolve_lines(text, paths(k)[1])
+    return render("pointwise_host.cpp.j2", **ctx)
 
 
 def gen_pointwise(plan: Plan) -> dict[str, str]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from torchgen.api import python
 from torchgen.model import BaseTy, BaseType, FunctionSchema, Location, NativeFunction, NativeFunctionsGroup, OptionalType
 
+from . import structured
 from .aten import Aten
 from .cpp_wrapper import needs_guard
 from .manifest import AtenEntry, CustomEntry, Manifest, ManifestError, did_you_mean
@@ -110,6 +111,8 @@ def resolve(m: Manifest, aten: Aten) -> Plan:
         for g, kind in [(f, "direct")] + derived:
             kind = "structured" if group is not None else kind
             ops.append(AtenOp(g, f, e.kernel, kind, e.line, needs_guard(g, aten.device_kernels)))
+            if group is not None:
+                _check_structured(group, e, g, m.path)
     custom = _custom_ops(m, aten)
     for c, e in zip(custom, m.custom):
         _claim_kernel(names, c.kernel, e.line, e.kernel_line or e.line, m.path)
@@ -143,6 +146,19 @@ def _structured_group(f: NativeFunction, e: AtenEntry, aten: Aten) -> NativeFunc
     if e.out_as_primary and g is not None and g.structured and g.out is f:
         return g
     return None
+
+
+def _check_structured(group: NativeFunctionsGroup, e: AtenEntry, f: NativeFunction, path: str) -> None:
+    """torchgen generates the structured classes; a group it cannot handle is an error of this
+    entry, not a traceback (results are cached, so generating again later is free)."""
+    try:
+        structured.class_declaration(group, e.kernel)
+        structured.definitions(group, e.kernel, f)
+    except Exception as err:  # torchgen raises AssertionError/RuntimeError with the reason
+        raise ManifestError(
+            path, e.line, f"torchgen cannot generate the structured kernel of '{f.func.name}': {_one_line(err)}",
+            "set 'out_as_primary: false' to implement this overload as a plain kernel",
+        ) from None
 
 
 def _derived(f: NativeFunction, aten: Aten) -> list[tuple[NativeFunction, str]]:
@@ -218,7 +234,6 @@ def _scalar_type(t) -> tuple[bool, bool]:
 
 def _pointwise(e: AtenEntry, f: NativeFunction, group: NativeFunctionsGroup | None, path: str) -> PointwiseKernel:
     spec = e.pointwise
-    assert spec is not None
     line = spec.line
 
     def error(at: int, what: str, suggestion: str):

@@ -45,9 +45,15 @@ def backend_index(g: NativeFunctionsGroup, kernel: str) -> BackendIndex:
     )
 
 
+_cache: dict[tuple[str, ...], str] = {}  # torchgen's model objects are not hashable
+
+
 def class_declaration(g: NativeFunctionsGroup, kernel: str) -> str:
     """`struct structured_<kernel> : public at::meta::structured_<op> { void impl(...); };`"""
-    return "".join(gen_structured(g, backend_index(g, kernel)))
+    key = ("class", str(g.out.func.name), kernel)
+    if key not in _cache:
+        _cache[key] = "".join(gen_structured(g, backend_index(g, kernel)))
+    return _cache[key]
 
 
 def meta_header(g: NativeFunctionsGroup) -> str:
@@ -65,6 +71,13 @@ class _Register(StructuredRegisterDispatchKey):
 def definitions(g: NativeFunctionsGroup, kernel: str, f: NativeFunction) -> str:
     """The set_output subclass of the overload `f` of group `g` and its wrapper function
     `wrapper_PrivateUse1_<native name>` (native signature: meta(), then impl())."""
+    key = ("definitions", str(f.func.name), kernel)
+    if key not in _cache:
+        _cache[key] = _definitions(g, kernel, f)
+    return _cache[key]
+
+
+def _definitions(g: NativeFunctionsGroup, kernel: str, f: NativeFunction) -> str:
     r = _Register(backend_index(g, kernel), Target.ANONYMOUS_DEFINITION, SelectiveBuilder.get_nop_selector(),
                   rocm=False, symint=False, class_method_name=None, skip_dispatcher_op_registration=False, g=g)
     return r.gen_one(f)

@@ -6,16 +6,18 @@
 // types compute in float (opmath_t). Pointwise formulas (yaml/ops.yaml) call these as math::exp.
 #include <cmath>
 
+#include "kernels/dtype.h"
 #include "kernels/kernel.h"
 
 namespace foo::kernels::FOO_TARGET::math {
 
-#define FOO_MATH_UNARY(name, float_fn, double_fn)                              \
-  __device__ __forceinline__ float name(float x) { return ::float_fn(x); }    \
-  __device__ __forceinline__ double name(double x) { return ::double_fn(x); }
-#define FOO_MATH_BINARY(name, float_fn, double_fn)                                               \
-  __device__ __forceinline__ float name(float x, float y) { return ::float_fn(x, y); }          \
-  __device__ __forceinline__ double name(double x, double y) { return ::double_fn(x, y); }
+// FOO_HD: device code and host-device helpers (reduction accumulators) both call these.
+#define FOO_MATH_UNARY(name, float_fn, double_fn)            \
+  FOO_HD float name(float x) { return ::float_fn(x); }      \
+  FOO_HD double name(double x) { return ::double_fn(x); }
+#define FOO_MATH_BINARY(name, float_fn, double_fn)                      \
+  FOO_HD float name(float x, float y) { return ::float_fn(x, y); }     \
+  FOO_HD double name(double x, double y) { return ::double_fn(x, y); }
 
 FOO_MATH_UNARY(exp, expf, exp)
 FOO_MATH_UNARY(exp2, exp2f, exp2)
@@ -56,8 +58,8 @@ FOO_MATH_BINARY(nextafter, nextafterf, nextafter)
 #undef FOO_MATH_BINARY
 
 // A correctly rounded fused multiply-add: a * b + c with one rounding.
-__device__ __forceinline__ float fma(float a, float b, float c) { return ::fmaf(a, b, c); }
-__device__ __forceinline__ double fma(double a, double b, double c) { return ::fma(a, b, c); }
+FOO_HD float fma(float a, float b, float c) { return ::fmaf(a, b, c); }
+FOO_HD double fma(double a, double b, double c) { return ::fma(a, b, c); }
 
 // Constants for formulas, written as M(kSqrt2) in the compute type.
 constexpr double kSqrt2 = 1.41421356237309504880;     // M_SQRT2
