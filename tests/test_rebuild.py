@@ -79,9 +79,10 @@ def project(tmp_path_factory):
 
 def _run_op_tests(src: Path, site_dir: Path, selection: str) -> str:
     """The copy's generated op tests (tests/ops) for `selection`, against the copy's install.
-    cwd is the install, so the copy's source torch_foo/ (no _C there) cannot shadow it."""
+    The install comes first on the path, so the copy's source torch_foo/ (no _C there) cannot
+    shadow it; the copy's root after it gives tests/ops the copy's codegen (its manifest parser)."""
     env = dict(os.environ, TORCH_DEVICE_BACKEND_AUTOLOAD="0", TORCH_FOO_DRIVER="sim",
-               PYTHONPATH=os.pathsep.join([str(site_dir), sysconfig.get_paths()["purelib"]]))
+               PYTHONPATH=os.pathsep.join([str(site_dir), str(src), sysconfig.get_paths()["purelib"]]))
     cmd = [sys.executable, "-S", "-m", "pytest", str(src / "tests" / "ops" / "test_ops.py"), "-q", "-p",
            "no:cacheprovider", "-k", selection]
     result = subprocess.run(cmd, cwd=site_dir, env=env, capture_output=True, text=True, timeout=1200)

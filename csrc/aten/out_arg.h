@@ -4,8 +4,10 @@
 //   out= tensors that may be strided): with_contiguous_output gives a kernel that writes dense
 //   memory a contiguous target.
 // - Out-as-primary kernels of unstructured ops get an undefined `out` from their functional
-//   overload: prepare_out allocates it, or checks and resizes a given one.
+//   overload: prepare_out allocates it, or checks and resizes a given one; with a TensorIterator
+//   (which allocates an undefined output itself), iterator_result hands its result back.
 #include <ATen/ATen.h>
+#include <ATen/TensorIterator.h>
 #include <ATen/native/Resize.h>
 
 namespace foo::native {
@@ -32,6 +34,11 @@ inline at::Tensor& prepare_out(at::Tensor& out, at::IntArrayRef sizes, const at:
   TORCH_CHECK(out.dtype() == options.dtype(), "Expected out tensor to have dtype ", options.dtype(), ", but got ",
               out.dtype(), " instead");
   at::native::resize_output(out, sizes);
+  return out;
+}
+
+inline at::Tensor& iterator_result(at::Tensor& out, const at::TensorIteratorBase& iter) {
+  if (!out.defined()) out = iter.tensor(0);
   return out;
 }
 

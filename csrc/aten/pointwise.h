@@ -12,6 +12,7 @@
 
 #include "aten/elementwise.h"
 #include "aten/kernel_dtype.h"
+#include "aten/out_arg.h"
 #include "kernels/pointwise.h"
 
 namespace foo::native {
@@ -61,12 +62,5 @@ void set_scalar(foo::kernels::PointwiseArgs& args, int i, int64_t value, at::Sca
 void set_scalar(foo::kernels::PointwiseArgs& args, int i, bool value, at::ScalarType dtype);
 void set_scalar(foo::kernels::PointwiseArgs& args, int i, std::optional<double> value, at::ScalarType dtype);
 void set_scalar(foo::kernels::PointwiseArgs& args, int i, std::optional<int64_t> value, at::ScalarType dtype);
-
-// The out= argument of an out-as-primary kernel: undefined when the functional overload calls
-// it, and then the iterator allocated the result.
-inline at::Tensor& iterator_result(at::Tensor& out, const at::TensorIteratorBase& iter) {
-  if (!out.defined()) out = iter.tensor(0);
-  return out;
-}
 
 }  // namespace foo::native

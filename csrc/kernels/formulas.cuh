@@ -36,7 +36,11 @@ __device__ __forceinline__ M abs(M x) {
 // -1, 0 or 1; NaN gives 0, as on the CPU.
 template <typename M>
 __device__ __forceinline__ M sign(M x) {
-  return static_cast<M>((M(0) < x) - (x < M(0)));
+  if constexpr (std::is_unsigned_v<M>) {
+    return static_cast<M>(M(0) < x);
+  } else {
+    return static_cast<M>((M(0) < x) - (x < M(0)));
+  }
 }
 
 // max(x, y) / min(x, y) propagating NaN (torch.maximum); the first operand on ties (std::max).
@@ -89,7 +93,9 @@ __device__ __forceinline__ M div_trunc_int(M a, M b) {
 template <typename M>
 __device__ __forceinline__ M div_floor_int(M a, M b) {
   const M q = div_trunc_int(a, b);
-  if (b != 0 && (a < 0) != (b < 0) && static_cast<M>(q * b) != a) return static_cast<M>(q - 1);
+  if constexpr (std::is_signed_v<M>) {  // unsigned quotients are already floored
+    if (b != 0 && (a < 0) != (b < 0) && static_cast<M>(q * b) != a) return static_cast<M>(q - 1);
+  }
   return q;
 }
 
