@@ -2334,6 +2334,392 @@ at::Tensor & wrapper_clamp_max__Tensor(at::Tensor & self, const at::Tensor & max
   return self;
 }
 
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_layer_norm(const at::Tensor & input, c10::SymIntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, double eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_layer_norm", "input", input, common_device_, false);
+  check_device("aten::native_layer_norm", "weight", weight, common_device_, false);
+  check_device("aten::native_layer_norm", "bias", bias, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_layer_norm(input, C10_AS_INTARRAYREF_SLOW(normalized_shape), weight, bias, eps);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_layer_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, c10::SymIntArrayRef normalized_shape, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, ::std::array<bool,3> output_mask) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_layer_norm_backward", "grad_out", grad_out, common_device_, false);
+  check_device("aten::native_layer_norm_backward", "input", input, common_device_, false);
+  check_device("aten::native_layer_norm_backward", "mean", mean, common_device_, false);
+  check_device("aten::native_layer_norm_backward", "rstd", rstd, common_device_, false);
+  check_device("aten::native_layer_norm_backward", "weight", weight, common_device_, false);
+  check_device("aten::native_layer_norm_backward", "bias", bias, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_layer_norm_backward(grad_out, input, C10_AS_INTARRAYREF_SLOW(normalized_shape), mean, rstd, weight, bias, output_mask);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_group_norm(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, c10::SymInt N, c10::SymInt C, c10::SymInt HxW, int64_t group, double eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_group_norm", "input", input, common_device_, false);
+  check_device("aten::native_group_norm", "weight", weight, common_device_, false);
+  check_device("aten::native_group_norm", "bias", bias, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_group_norm(input, weight, bias, N.guard_int(__FILE__, __LINE__), C.guard_int(__FILE__, __LINE__), HxW.guard_int(__FILE__, __LINE__), group, eps);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_group_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, c10::SymInt N, c10::SymInt C, c10::SymInt HxW, int64_t group, ::std::array<bool,3> output_mask) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_group_norm_backward", "grad_out", grad_out, common_device_, false);
+  check_device("aten::native_group_norm_backward", "input", input, common_device_, false);
+  check_device("aten::native_group_norm_backward", "mean", mean, common_device_, false);
+  check_device("aten::native_group_norm_backward", "rstd", rstd, common_device_, false);
+  check_device("aten::native_group_norm_backward", "weight", weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_group_norm_backward(grad_out, input, mean, rstd, weight, N.guard_int(__FILE__, __LINE__), C.guard_int(__FILE__, __LINE__), HxW.guard_int(__FILE__, __LINE__), group, output_mask);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper_native_batch_norm_out(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps, at::Tensor & out, at::Tensor & save_mean, at::Tensor & save_invstd) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_batch_norm.out", "input", input, common_device_, false);
+  check_device("aten::native_batch_norm.out", "weight", weight, common_device_, false);
+  check_device("aten::native_batch_norm.out", "bias", bias, common_device_, false);
+  check_device("aten::native_batch_norm.out", "running_mean", running_mean, common_device_, false);
+  check_device("aten::native_batch_norm.out", "running_var", running_var, common_device_, false);
+  check_device("aten::native_batch_norm.out", "out", out, common_device_, false);
+  check_device("aten::native_batch_norm.out", "save_mean", save_mean, common_device_, false);
+  check_device("aten::native_batch_norm.out", "save_invstd", save_invstd, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_batch_norm(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_batch_norm", "input", input, common_device_, false);
+  check_device("aten::native_batch_norm", "weight", weight, common_device_, false);
+  check_device("aten::native_batch_norm", "bias", bias, common_device_, false);
+  check_device("aten::native_batch_norm", "running_mean", running_mean, common_device_, false);
+  check_device("aten::native_batch_norm", "running_var", running_var, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  at::Tensor save_mean;  // undefined: the out kernel allocates it
+  at::Tensor save_invstd;  // undefined: the out kernel allocates it
+  foo::native::native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd);
+  return ::std::tuple<at::Tensor,at::Tensor,at::Tensor>(out, save_mean, save_invstd);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper__native_batch_norm_legit(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, at::Tensor & running_mean, at::Tensor & running_var, bool training, double momentum, double eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_native_batch_norm_legit", "input", input, common_device_, false);
+  check_device("aten::_native_batch_norm_legit", "weight", weight, common_device_, false);
+  check_device("aten::_native_batch_norm_legit", "bias", bias, common_device_, false);
+  check_device("aten::_native_batch_norm_legit", "running_mean", running_mean, common_device_, false);
+  check_device("aten::_native_batch_norm_legit", "running_var", running_var, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_batch_norm_legit(input, weight, bias, running_mean, running_var, training, momentum, eps);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper__native_batch_norm_legit_out(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, at::Tensor & running_mean, at::Tensor & running_var, bool training, double momentum, double eps, at::Tensor & out, at::Tensor & save_mean, at::Tensor & save_invstd) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_native_batch_norm_legit.out", "input", input, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.out", "weight", weight, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.out", "bias", bias, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.out", "running_mean", running_mean, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.out", "running_var", running_var, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.out", "out", out, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.out", "save_mean", save_mean, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.out", "save_invstd", save_invstd, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_batch_norm_legit_out(input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper__native_batch_norm_legit_no_stats(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, bool training, double momentum, double eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_native_batch_norm_legit.no_stats", "input", input, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.no_stats", "weight", weight, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.no_stats", "bias", bias, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_batch_norm_legit_no_stats(input, weight, bias, training, momentum, eps);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper__native_batch_norm_legit_no_stats_out(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, bool training, double momentum, double eps, at::Tensor & out, at::Tensor & save_mean, at::Tensor & save_invstd) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_native_batch_norm_legit.no_stats_out", "input", input, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.no_stats_out", "weight", weight, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.no_stats_out", "bias", bias, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.no_stats_out", "out", out, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.no_stats_out", "save_mean", save_mean, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.no_stats_out", "save_invstd", save_invstd, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_batch_norm_legit_no_stats_out(input, weight, bias, training, momentum, eps, out, save_mean, save_invstd);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor> wrapper__batch_norm_with_update(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, at::Tensor & running_mean, at::Tensor & running_var, double momentum, double eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_batch_norm_with_update", "input", input, common_device_, false);
+  check_device("aten::_batch_norm_with_update", "weight", weight, common_device_, false);
+  check_device("aten::_batch_norm_with_update", "bias", bias, common_device_, false);
+  check_device("aten::_batch_norm_with_update", "running_mean", running_mean, common_device_, false);
+  check_device("aten::_batch_norm_with_update", "running_var", running_var, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::batch_norm_with_update(input, weight, bias, running_mean, running_var, momentum, eps);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &,at::Tensor &> wrapper__batch_norm_with_update_out(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, at::Tensor & running_mean, at::Tensor & running_var, double momentum, double eps, at::Tensor & out, at::Tensor & save_mean, at::Tensor & save_invstd, at::Tensor & reserve) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_batch_norm_with_update.out", "input", input, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "weight", weight, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "bias", bias, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "running_mean", running_mean, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "running_var", running_var, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "out", out, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "save_mean", save_mean, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "save_invstd", save_invstd, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "reserve", reserve, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::batch_norm_with_update_out(input, weight, bias, running_mean, running_var, momentum, eps, out, save_mean, save_invstd, reserve);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_batch_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_invstd, bool train, double eps, ::std::array<bool,3> output_mask) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_batch_norm_backward", "grad_out", grad_out, common_device_, false);
+  check_device("aten::native_batch_norm_backward", "input", input, common_device_, false);
+  check_device("aten::native_batch_norm_backward", "weight", weight, common_device_, false);
+  check_device("aten::native_batch_norm_backward", "running_mean", running_mean, common_device_, false);
+  check_device("aten::native_batch_norm_backward", "running_var", running_var, common_device_, false);
+  check_device("aten::native_batch_norm_backward", "save_mean", save_mean, common_device_, false);
+  check_device("aten::native_batch_norm_backward", "save_invstd", save_invstd, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_batch_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_var, bool update, double eps, ::std::array<bool,3> output_mask, const at::Tensor & reserve) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::batch_norm_backward", "grad_out", grad_out, common_device_, false);
+  check_device("aten::batch_norm_backward", "input", input, common_device_, false);
+  check_device("aten::batch_norm_backward", "weight", weight, common_device_, false);
+  check_device("aten::batch_norm_backward", "running_mean", running_mean, common_device_, false);
+  check_device("aten::batch_norm_backward", "running_var", running_var, common_device_, false);
+  check_device("aten::batch_norm_backward", "save_mean", save_mean, common_device_, false);
+  check_device("aten::batch_norm_backward", "save_var", save_var, common_device_, false);
+  check_device("aten::batch_norm_backward", "reserve", reserve, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_var, update, eps, output_mask, reserve);
+}
+
+at::Tensor wrapper_convolution_overrideable(const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation, bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::convolution_overrideable", "input", input, common_device_, false);
+  check_device("aten::convolution_overrideable", "weight", weight, common_device_, false);
+  check_device("aten::convolution_overrideable", "bias", bias, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::convolution_overrideable(input, weight, bias, C10_AS_INTARRAYREF_SLOW(stride), C10_AS_INTARRAYREF_SLOW(padding), C10_AS_INTARRAYREF_SLOW(dilation), transposed, C10_AS_INTARRAYREF_SLOW(output_padding), groups.guard_int(__FILE__, __LINE__));
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_convolution_backward_overrideable(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation, bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups, ::std::array<bool,3> output_mask) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::convolution_backward_overrideable", "grad_output", grad_output, common_device_, false);
+  check_device("aten::convolution_backward_overrideable", "input", input, common_device_, false);
+  check_device("aten::convolution_backward_overrideable", "weight", weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::convolution_backward_overrideable(grad_output, input, weight, C10_AS_INTARRAYREF_SLOW(stride), C10_AS_INTARRAYREF_SLOW(padding), C10_AS_INTARRAYREF_SLOW(dilation), transposed, C10_AS_INTARRAYREF_SLOW(output_padding), groups.guard_int(__FILE__, __LINE__), output_mask);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_max_pool2d_with_indices_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, at::Tensor & out, at::Tensor & indices) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::max_pool2d_with_indices.out", "self", self, common_device_, false);
+  check_device("aten::max_pool2d_with_indices.out", "out", out, common_device_, false);
+  check_device("aten::max_pool2d_with_indices.out", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::max_pool2d_with_indices_out(self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_max_pool2d_with_indices(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::max_pool2d_with_indices", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  at::Tensor indices;  // undefined: the out kernel allocates it
+  foo::native::max_pool2d_with_indices_out(self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
+  return ::std::tuple<at::Tensor,at::Tensor>(out, indices);
+}
+
+at::Tensor & wrapper_max_pool2d_with_indices_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::max_pool2d_with_indices_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::max_pool2d_with_indices_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::max_pool2d_with_indices_backward.grad_input", "indices", indices, common_device_, false);
+  check_device("aten::max_pool2d_with_indices_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::max_pool2d_with_indices_backward_out(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, grad_input);
+}
+
+at::Tensor wrapper_max_pool2d_with_indices_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::max_pool2d_with_indices_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::max_pool2d_with_indices_backward", "self", self, common_device_, false);
+  check_device("aten::max_pool2d_with_indices_backward", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::max_pool2d_with_indices_backward_out(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, grad_input);
+  return grad_input;
+}
+
+at::Tensor & wrapper_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::avg_pool2d.out", "self", self, common_device_, false);
+  check_device("aten::avg_pool2d.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::avg_pool2d_out(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+}
+
+at::Tensor wrapper_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::avg_pool2d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::avg_pool2d_out(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  return out;
+}
+
+at::Tensor & wrapper_avg_pool2d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::avg_pool2d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::avg_pool2d_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::avg_pool2d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::avg_pool2d_backward_out(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);
+}
+
+at::Tensor wrapper_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::avg_pool2d_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::avg_pool2d_backward", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::avg_pool2d_backward_out(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);
+  return grad_input;
+}
+
+at::Tensor wrapper__adaptive_avg_pool2d(const at::Tensor & self, c10::SymIntArrayRef output_size) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_adaptive_avg_pool2d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::adaptive_avg_pool2d(self, C10_AS_INTARRAYREF_SLOW(output_size));
+}
+
+at::Tensor wrapper__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_adaptive_avg_pool2d_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::_adaptive_avg_pool2d_backward", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::adaptive_avg_pool2d_backward(grad_output, self);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_adaptive_max_pool2d_out(const at::Tensor & self, at::IntArrayRef output_size, at::Tensor & out, at::Tensor & indices) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::adaptive_max_pool2d.out", "self", self, common_device_, false);
+  check_device("aten::adaptive_max_pool2d.out", "out", out, common_device_, false);
+  check_device("aten::adaptive_max_pool2d.out", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::adaptive_max_pool2d_out(self, output_size, out, indices);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_adaptive_max_pool2d(const at::Tensor & self, at::IntArrayRef output_size) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::adaptive_max_pool2d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  at::Tensor indices;  // undefined: the out kernel allocates it
+  foo::native::adaptive_max_pool2d_out(self, output_size, out, indices);
+  return ::std::tuple<at::Tensor,at::Tensor>(out, indices);
+}
+
+at::Tensor & wrapper_adaptive_max_pool2d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::adaptive_max_pool2d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::adaptive_max_pool2d_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::adaptive_max_pool2d_backward.grad_input", "indices", indices, common_device_, false);
+  check_device("aten::adaptive_max_pool2d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::adaptive_max_pool2d_backward_out(grad_output, self, indices, grad_input);
+}
+
+at::Tensor wrapper_adaptive_max_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::adaptive_max_pool2d_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::adaptive_max_pool2d_backward", "self", self, common_device_, false);
+  check_device("aten::adaptive_max_pool2d_backward", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::adaptive_max_pool2d_backward_out(grad_output, self, indices, grad_input);
+  return grad_input;
+}
+
+at::Tensor & wrapper_upsample_nearest2d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest2d.out", "self", self, common_device_, false);
+  check_device("aten::upsample_nearest2d.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::upsample_nearest2d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), scales_h, scales_w, out);
+}
+
+at::Tensor wrapper_upsample_nearest2d(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest2d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::upsample_nearest2d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), scales_h, scales_w, out);
+  return out;
+}
+
+at::Tensor & wrapper_upsample_nearest2d_backward_grad_input(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest2d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::upsample_nearest2d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::upsample_nearest2d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), scales_h, scales_w, grad_input);
+}
+
+at::Tensor wrapper_upsample_nearest2d_backward(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest2d_backward", "grad_output", grad_output, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::upsample_nearest2d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), scales_h, scales_w, grad_input);
+  return grad_input;
+}
+
+at::Tensor & wrapper_upsample_bilinear2d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_bilinear2d.out", "self", self, common_device_, false);
+  check_device("aten::upsample_bilinear2d.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::upsample_bilinear2d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), align_corners, scales_h, scales_w, out);
+}
+
+at::Tensor wrapper_upsample_bilinear2d(const at::Tensor & self, c10::SymIntArrayRef output_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_bilinear2d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::upsample_bilinear2d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), align_corners, scales_h, scales_w, out);
+  return out;
+}
+
+at::Tensor & wrapper_upsample_bilinear2d_backward_grad_input(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_bilinear2d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::upsample_bilinear2d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::upsample_bilinear2d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), align_corners, scales_h, scales_w, grad_input);
+}
+
+at::Tensor wrapper_upsample_bilinear2d_backward(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_bilinear2d_backward", "grad_output", grad_output, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::upsample_bilinear2d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), align_corners, scales_h, scales_w, grad_input);
+  return grad_input;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -2598,4 +2984,42 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("clamp_max.Tensor_out", TORCH_FN(wrapper_clamp_max_Tensor_out));
   m.impl("clamp_max.Tensor", TORCH_FN(wrapper_clamp_max_Tensor));
   m.impl("clamp_max_.Tensor", TORCH_FN(wrapper_clamp_max__Tensor));
+  m.impl("native_layer_norm", TORCH_FN(wrapper_native_layer_norm));
+  m.impl("native_layer_norm_backward", TORCH_FN(wrapper_native_layer_norm_backward));
+  m.impl("native_group_norm", TORCH_FN(wrapper_native_group_norm));
+  m.impl("native_group_norm_backward", TORCH_FN(wrapper_native_group_norm_backward));
+  m.impl("native_batch_norm.out", TORCH_FN(wrapper_native_batch_norm_out));
+  m.impl("native_batch_norm", TORCH_FN(wrapper_native_batch_norm));
+  m.impl("_native_batch_norm_legit", TORCH_FN(wrapper__native_batch_norm_legit));
+  m.impl("_native_batch_norm_legit.out", TORCH_FN(wrapper__native_batch_norm_legit_out));
+  m.impl("_native_batch_norm_legit.no_stats", TORCH_FN(wrapper__native_batch_norm_legit_no_stats));
+  m.impl("_native_batch_norm_legit.no_stats_out", TORCH_FN(wrapper__native_batch_norm_legit_no_stats_out));
+  m.impl("_batch_norm_with_update", TORCH_FN(wrapper__batch_norm_with_update));
+  m.impl("_batch_norm_with_update.out", TORCH_FN(wrapper__batch_norm_with_update_out));
+  m.impl("native_batch_norm_backward", TORCH_FN(wrapper_native_batch_norm_backward));
+  m.impl("batch_norm_backward", TORCH_FN(wrapper_batch_norm_backward));
+  m.impl("convolution_overrideable", TORCH_FN(wrapper_convolution_overrideable));
+  m.impl("convolution_backward_overrideable", TORCH_FN(wrapper_convolution_backward_overrideable));
+  m.impl("max_pool2d_with_indices.out", TORCH_FN(wrapper_max_pool2d_with_indices_out));
+  m.impl("max_pool2d_with_indices", TORCH_FN(wrapper_max_pool2d_with_indices));
+  m.impl("max_pool2d_with_indices_backward.grad_input", TORCH_FN(wrapper_max_pool2d_with_indices_backward_grad_input));
+  m.impl("max_pool2d_with_indices_backward", TORCH_FN(wrapper_max_pool2d_with_indices_backward));
+  m.impl("avg_pool2d.out", TORCH_FN(wrapper_avg_pool2d_out));
+  m.impl("avg_pool2d", TORCH_FN(wrapper_avg_pool2d));
+  m.impl("avg_pool2d_backward.grad_input", TORCH_FN(wrapper_avg_pool2d_backward_grad_input));
+  m.impl("avg_pool2d_backward", TORCH_FN(wrapper_avg_pool2d_backward));
+  m.impl("_adaptive_avg_pool2d", TORCH_FN(wrapper__adaptive_avg_pool2d));
+  m.impl("_adaptive_avg_pool2d_backward", TORCH_FN(wrapper__adaptive_avg_pool2d_backward));
+  m.impl("adaptive_max_pool2d.out", TORCH_FN(wrapper_adaptive_max_pool2d_out));
+  m.impl("adaptive_max_pool2d", TORCH_FN(wrapper_adaptive_max_pool2d));
+  m.impl("adaptive_max_pool2d_backward.grad_input", TORCH_FN(wrapper_adaptive_max_pool2d_backward_grad_input));
+  m.impl("adaptive_max_pool2d_backward", TORCH_FN(wrapper_adaptive_max_pool2d_backward));
+  m.impl("upsample_nearest2d.out", TORCH_FN(wrapper_upsample_nearest2d_out));
+  m.impl("upsample_nearest2d", TORCH_FN(wrapper_upsample_nearest2d));
+  m.impl("upsample_nearest2d_backward.grad_input", TORCH_FN(wrapper_upsample_nearest2d_backward_grad_input));
+  m.impl("upsample_nearest2d_backward", TORCH_FN(wrapper_upsample_nearest2d_backward));
+  m.impl("upsample_bilinear2d.out", TORCH_FN(wrapper_upsample_bilinear2d_out));
+  m.impl("upsample_bilinear2d", TORCH_FN(wrapper_upsample_bilinear2d));
+  m.impl("upsample_bilinear2d_backward.grad_input", TORCH_FN(wrapper_upsample_bilinear2d_backward_grad_input));
+  m.impl("upsample_bilinear2d_backward", TORCH_FN(wrapper_upsample_bilinear2d_backward));
 }
