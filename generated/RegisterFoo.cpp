@@ -2686,6 +2686,74 @@ at::Tensor wrapper_upsample_nearest2d_backward(const at::Tensor & grad_output, c
   return grad_input;
 }
 
+at::Tensor & wrapper_upsample_nearest1d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest1d.out", "self", self, common_device_, false);
+  check_device("aten::upsample_nearest1d.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::upsample_nearest1d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), scales, out);
+}
+
+at::Tensor wrapper_upsample_nearest1d(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest1d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::upsample_nearest1d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), scales, out);
+  return out;
+}
+
+at::Tensor & wrapper_upsample_nearest1d_backward_grad_input(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, ::std::optional<double> scales, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest1d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::upsample_nearest1d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::upsample_nearest1d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), scales, grad_input);
+}
+
+at::Tensor wrapper_upsample_nearest1d_backward(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, ::std::optional<double> scales) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest1d_backward", "grad_output", grad_output, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::upsample_nearest1d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), scales, grad_input);
+  return grad_input;
+}
+
+at::Tensor & wrapper_upsample_linear1d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, bool align_corners, ::std::optional<double> scales, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_linear1d.out", "self", self, common_device_, false);
+  check_device("aten::upsample_linear1d.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::upsample_linear1d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), align_corners, scales, out);
+}
+
+at::Tensor wrapper_upsample_linear1d(const at::Tensor & self, c10::SymIntArrayRef output_size, bool align_corners, ::std::optional<double> scales) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_linear1d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::upsample_linear1d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), align_corners, scales, out);
+  return out;
+}
+
+at::Tensor & wrapper_upsample_linear1d_backward_grad_input(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, bool align_corners, ::std::optional<double> scales, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_linear1d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::upsample_linear1d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::upsample_linear1d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), align_corners, scales, grad_input);
+}
+
+at::Tensor wrapper_upsample_linear1d_backward(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, bool align_corners, ::std::optional<double> scales) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_linear1d_backward", "grad_output", grad_output, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::upsample_linear1d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), align_corners, scales, grad_input);
+  return grad_input;
+}
+
 at::Tensor & wrapper_upsample_bilinear2d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::upsample_bilinear2d.out", "self", self, common_device_, false);
@@ -3018,6 +3086,14 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("upsample_nearest2d", TORCH_FN(wrapper_upsample_nearest2d));
   m.impl("upsample_nearest2d_backward.grad_input", TORCH_FN(wrapper_upsample_nearest2d_backward_grad_input));
   m.impl("upsample_nearest2d_backward", TORCH_FN(wrapper_upsample_nearest2d_backward));
+  m.impl("upsample_nearest1d.out", TORCH_FN(wrapper_upsample_nearest1d_out));
+  m.impl("upsample_nearest1d", TORCH_FN(wrapper_upsample_nearest1d));
+  m.impl("upsample_nearest1d_backward.grad_input", TORCH_FN(wrapper_upsample_nearest1d_backward_grad_input));
+  m.impl("upsample_nearest1d_backward", TORCH_FN(wrapper_upsample_nearest1d_backward));
+  m.impl("upsample_linear1d.out", TORCH_FN(wrapper_upsample_linear1d_out));
+  m.impl("upsample_linear1d", TORCH_FN(wrapper_upsample_linear1d));
+  m.impl("upsample_linear1d_backward.grad_input", TORCH_FN(wrapper_upsample_linear1d_backward_grad_input));
+  m.impl("upsample_linear1d_backward", TORCH_FN(wrapper_upsample_linear1d_backward));
   m.impl("upsample_bilinear2d.out", TORCH_FN(wrapper_upsample_bilinear2d_out));
   m.impl("upsample_bilinear2d", TORCH_FN(wrapper_upsample_bilinear2d));
   m.impl("upsample_bilinear2d_backward.grad_input", TORCH_FN(wrapper_upsample_bilinear2d_backward_grad_input));

@@ -198,7 +198,10 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_backward_impl(
     const char* op, const at::Tensor& grad_out, const at::Tensor& input, const at::Tensor& weight,
     const at::Tensor& running_mean, const at::Tensor& running_var, const at::Tensor& save_mean,
     const at::Tensor& save_invstd, bool train, double eps, std::array<bool, 3> output_mask) {
-  const auto param = check_params(op, input, {&weight, &running_mean, &running_var, &save_mean, &save_invstd},
+  // In evaluation the saved statistics are empty (the forward computed none) and unused.
+  const at::Tensor none;
+  const auto param = check_params(op, input, {&weight, &running_mean, &running_var, train ? &save_mean : &none,
+                                              train ? &save_invstd : &none},
                                   {"weight", "running_mean", "running_var", "save_mean", "save_invstd"});
   TORCH_CHECK(grad_out.scalar_type() == input.scalar_type(), op, ": expected grad_out of dtype ", input.scalar_type(),
               ", but got ", grad_out.scalar_type());

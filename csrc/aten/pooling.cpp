@@ -56,10 +56,11 @@ PoolArgs pool_args(PoolKind kind, const at::Tensor& input, const at::Tensor& out
   return a;
 }
 
-void check_dtype(const char* op, const at::Tensor& t) {
+void check_dtype(const char* op, const at::Tensor& t, bool integers = false) {
   const auto s = t.scalar_type();
-  TORCH_CHECK_NOT_IMPLEMENTED(s == at::kFloat || s == at::kDouble || s == at::kHalf || s == at::kBFloat16, "\"", op,
-                              "\" not implemented for '", s, "'");
+  const bool ok = s == at::kFloat || s == at::kDouble || s == at::kHalf || s == at::kBFloat16 ||
+                  (integers && at::isIntegralType(s, /*includeBool=*/false));
+  TORCH_CHECK_NOT_IMPLEMENTED(ok, "\"", op, "\" not implemented for '", s, "'");
 }
 
 foo::kernels::Stream stream_of(const at::Tensor& t) { return foo::runtime::current_native_stream(t.device().index()); }
@@ -83,7 +84,7 @@ void set_window(PoolArgs& a, at::IntArrayRef kernel_size, at::IntArrayRef stride
 void max_pool2d_with_indices_impl(const at::Tensor& input, at::IntArrayRef kernel_size, at::IntArrayRef stride,
                                   at::IntArrayRef padding, at::IntArrayRef dilation, const at::Tensor& output,
                                   const at::Tensor& indices) {
-  check_dtype("max_pool2d_with_indices", input);
+  check_dtype("max_pool2d_with_indices", input, /*integers=*/true);
   PoolArgs a = pool_args(PoolKind::Max, input, output, indices, output);
   set_window(a, kernel_size, stride, padding, dilation);
   FOO_CALL_KERNEL(pool2d_forward, stream_of(input), a);

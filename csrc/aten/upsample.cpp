@@ -1,5 +1,6 @@
 // upsample_nearest2d and upsample_bilinear2d, forward and backward (kernels/upsample.h): what
-// F.interpolate(mode='nearest' | 'bilinear') reaches. ATen's structured meta functions check the
+// F.interpolate(mode='nearest' | 'bilinear') reaches; the 1-d ops (nearest, linear) run the same
+// kernels on [N, C, 1, L] views. ATen's structured meta functions check the
 // arguments and shape the outputs (aten/structured_out.h); the `*_impl` cores only launch, taking
 // the arguments of ATen's TORCH_IMPL_FUNCs. Scales are computed on the host with UpSample.h's
 // own helpers, in the type the CPU computes them in.
@@ -7,6 +8,10 @@
 #include <ATen/native/UpSample.h>
 #include <ATen/ops/upsample_bilinear2d_backward_meta.h>
 #include <ATen/ops/upsample_bilinear2d_meta.h>
+#include <ATen/ops/upsample_linear1d_backward_meta.h>
+#include <ATen/ops/upsample_linear1d_meta.h>
+#include <ATen/ops/upsample_nearest1d_backward_meta.h>
+#include <ATen/ops/upsample_nearest1d_meta.h>
 #include <ATen/ops/upsample_nearest2d_backward_meta.h>
 #include <ATen/ops/upsample_nearest2d_meta.h>
 
@@ -22,11 +27,15 @@ namespace {
 using foo::kernels::UpsampleArgs;
 using foo::kernels::UpsampleKind;
 
-void check_dtype(const char* op, const at::Tensor& t) {
+void check_dtype(const char* op, const at::Tensor& t, bool bytes = false) {
   const auto s = t.scalar_type();
-  TORCH_CHECK_NOT_IMPLEMENTED(s == at::kFloat || s == at::kDouble || s == at::kHalf || s == at::kBFloat16, "\"", op,
-                              "\" not implemented for '", s, "'");
+  TORCH_CHECK_NOT_IMPLEMENTED(
+      s == at::kFloat || s == at::kDouble || s == at::kHalf || s == at::kBFloat16 || (bytes && s == at::kByte), "\"",
+      op, "\" not implemented for '", s, "'");
 }
+
+// A 1-d [N, C, L] tensor as the 2-d [N, C, 1, L] the kernels take (a view: writes land in t).
+at::Tensor as_2d(const at::Tensor& t) { return t.dim() == 3 ? t.unsqueeze(2) : t; }
 
 foo::kernels::ImageRef image_ref(const at::Tensor& t) {
   return {t.data_ptr(), t.stride(0), t.stride(1), t.stride(2), t.stride(3)};
@@ -68,7 +77,7 @@ foo::kernels::Stream stream_of(const at::Tensor& t) { return foo::runtime::curre
 
 void upsample_nearest2d_impl(const at::Tensor& input, std::optional<double> scales_h, std::optional<double> scales_w,
                              const at::Tensor& output) {
-  check_dtype("upsample_nearest2d", input);
+  check_dtype("upsample_nearest2d", input, /*bytes=*/true);
   FOO_CALL_KERNEL(upsample2d_forward, stream_of(input),
                   upsample_args(UpsampleKind::Nearest, input, output, scales_h, scales_w, false, output));
 }
@@ -132,6 +141,40 @@ at::Tensor& upsample_bilinear2d_backward_out(const at::Tensor& grad_output, at::
   StructuredOutputs<at::meta::structured_upsample_bilinear2d_backward, 1> meta({&grad_input});
   meta.meta(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
   upsample_bilinear2d_backward_impl(grad_output, align_corners, scales_h, scales_w, grad_input);
+  return grad_input;
+}
+
+at::Tensor& upsample_nearest1d_out(const at::Tensor& self, at::IntArrayRef output_size, std::optional<double> scales,
+                                   at::Tensor& out) {
+  StructuredOutputs<at::meta::structured_upsample_nearest1d, 1> meta({&out});
+  meta.meta(self, output_size, scales);
+  upsample_nearest2d_impl(as_2d(self), std::nullopt, scales, as_2d(out));
+  return out;
+}
+
+at::Tensor& upsample_nearest1d_backward_out(const at::Tensor& grad_output, at::IntArrayRef output_size,
+                                            at::IntArrayRef input_size, std::optional<double> scales,
+                                            at::Tensor& grad_input) {
+  StructuredOutputs<at::meta::structured_upsample_nearest1d_backward, 1> meta({&grad_input});
+  meta.meta(grad_output, output_size, input_size, scales);
+  upsample_nearest2d_backward_impl(as_2d(grad_output), std::nullopt, scales, as_2d(grad_input));
+  return grad_input;
+}
+
+at::Tensor& upsample_linear1d_out(const at::Tensor& self, at::IntArrayRef output_size, bool align_corners,
+                                  std::optional<double> scales, at::Tensor& out) {
+  StructuredOutputs<at::meta::structured_upsample_linear1d, 1> meta({&out});
+  meta.meta(self, output_size, align_corners, scales);
+  upsample_bilinear2d_impl(as_2d(self), align_corners, std::nullopt, scales, as_2d(out));
+  return out;
+}
+
+at::Tensor& upsample_linear1d_backward_out(const at::Tensor& grad_output, at::IntArrayRef output_size,
+                                           at::IntArrayRef input_size, bool align_corners,
+                                           std::optional<double> scales, at::Tensor& grad_input) {
+  StructuredOutputs<at::meta::structured_upsample_linear1d_backward, 1> meta({&grad_input});
+  meta.meta(grad_output, output_size, input_size, align_corners, scales);
+  upsample_bilinear2d_backward_impl(as_2d(grad_output), align_corners, std::nullopt, scales, as_2d(grad_input));
   return grad_input;
 }
 

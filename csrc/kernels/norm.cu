@@ -17,6 +17,7 @@
 #include <type_traits>
 
 #include "kernels/dtype.h"
+#include "kernels/exact_math.h"
 #include "kernels/kernel.h"
 #include "kernels/norm.h"
 #include "kernels/softmax_reduce.h"
@@ -32,6 +33,21 @@ template <typename Acc>
 __device__ __forceinline__ Acc inv_sqrt(Acc v) {
   if constexpr (std::is_same_v<Acc, float>) return 1.0f / sqrtf(v);
   else return 1.0 / sqrt(v);
+}
+
+// The normalised value as ATen's CPU layer norm computes it, x * rstd + (-rstd * mean), each
+// product rounded on its own (no fused multiply-add), so rows of one element (x == mean) give the
+// CPU's value rather than an exact 0.
+template <typename Acc>
+__device__ __forceinline__ Acc normalized(Acc x, Acc mean, Acc rstd) {
+  return add_rn(mul_rn(x, rstd), mul_rn(-rstd, mean));
+}
+
+// The same as ATen's CPU backward computes it for the weight gradient, where the vectorised
+// rstd * x + (-rstd * mean) compiles to a fused multiply-add.
+template <typename Acc>
+__device__ __forceinline__ Acc normalized_fused(Acc x, Acc mean, Acc rstd) {
+  return fma_rn(rstd, x, mul_rn(-rstd, mean));
 }
 
 template <typename P, typename Acc>
@@ -90,7 +106,7 @@ __global__ void row_norm_forward_kernel(RowParams<T, P> p) {
     T* y = p.y + r * p.cols;
     for (int64_t j = tid; j < p.cols; j += step) {
       const int64_t k = p.param(r, j);
-      const Acc v = (static_cast<Acc>(x[j]) - mean) * rstd;
+      const Acc v = normalized(static_cast<Acc>(x[j]), mean, rstd);
       y[j] = cast<T>(v * param_or(p.weight, k, Acc(1)) + param_or(p.bias, k, Acc(0)));
     }
   }
@@ -146,7 +162,7 @@ __global__ void row_norm_param_grad_kernel(RowParams<T, P> p) {
         const int64_t at = row * p.cols + col0 + (e - i * p.inner);
         const Acc dy = static_cast<Acc>(p.grad_out[at]);
         const Acc mean = p.rms ? Acc(0) : static_cast<Acc>(p.mean[row]);
-        aw += dy * (static_cast<Acc>(p.x[at]) - mean) * static_cast<Acc>(p.rstd[row]);
+        aw += dy * normalized_fused(static_cast<Acc>(p.x[at]), mean, static_cast<Acc>(p.rstd[row]));
         ab += dy;
       }
     }
@@ -270,13 +286,16 @@ __global__ void batch_norm_forward_kernel(BatchNormParams<T, P> p) {
         }
       }
       const Acc var_sum = column_sum(sq, smem);
-      invstd = inv_sqrt(var_sum / static_cast<Acc>(count) + p.eps);
+      // The CPU normalises with the saved (rounded to P) statistics.
+      invstd = static_cast<Acc>(cast<P>(inv_sqrt(var_sum / static_cast<Acc>(count) + p.eps)));
+      const Acc unrounded_mean = mean;
+      mean = static_cast<Acc>(cast<P>(mean));
       if (valid && threadIdx.y == 0) {
         p.save_mean[ch] = cast<P>(mean);
         p.save_invstd[ch] = cast<P>(invstd);
         if (p.running_mean != nullptr) {
           p.running_mean[ch] =
-              cast<P>(p.momentum * mean + (Acc(1) - p.momentum) * static_cast<Acc>(p.running_mean[ch]));
+              cast<P>(p.momentum * unrounded_mean + (Acc(1) - p.momentum) * static_cast<Acc>(p.running_mean[ch]));
         }
         if (p.running_var != nullptr) {
           const Acc unbiased = var_sum / static_cast<Acc>(count - 1);

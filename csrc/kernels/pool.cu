@@ -69,7 +69,8 @@ __global__ void pool_forward_kernel(PoolArgs a) {
         w1 = window_end(ow, a.out_w, a.in_w);
       }
       // As the CPU: the first maximum wins, a NaN beats everything (the last NaN is kept).
-      Acc best = -std::numeric_limits<Acc>::infinity();
+      Acc best = std::numeric_limits<Acc>::has_infinity ? -std::numeric_limits<Acc>::infinity()
+                                                        : std::numeric_limits<Acc>::lowest();
       int64_t best_index = h0 * a.in_w + w0;
       for (int64_t h = h0; h < h1; h += dh) {
         for (int64_t w = w0; w < w1; w += dw) {
@@ -184,6 +185,11 @@ void run(Stream stream, const PoolArgs& a) {
 
 template <bool Backward>
 void pool(Stream stream, const PoolArgs& a) {
+  if (!Backward && a.kind == PoolKind::Max) {  // max pooling also takes integers, as on the CPU
+    return dispatch<kNumericTypes>(a.dtype, name_of(a.kind, false), [&](auto tag) {
+      run<false, typename decltype(tag)::type, PoolKind::Max>(stream, a);
+    });
+  }
   dispatch<kFloatingTypes>(a.dtype, name_of(a.kind, Backward), [&](auto tag) {
     using T = typename decltype(tag)::type;
     switch (a.kind) {

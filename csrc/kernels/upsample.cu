@@ -193,6 +193,11 @@ void upsample(Stream stream, const UpsampleArgs& a) {
   const bool nearest = a.kind == UpsampleKind::Nearest;
   const char* name = nearest ? (Backward ? "upsample_nearest2d_backward" : "upsample_nearest2d")
                              : (Backward ? "upsample_bilinear2d_backward" : "upsample_bilinear2d");
+  if (nearest && !Backward) {  // nearest moves elements: uint8 images too, as on the CPU
+    return dispatch<kFloatingTypes | dtype_bit(DType::UInt8)>(a.dtype, name, [&](auto tag) {
+      run<false, typename decltype(tag)::type, UpsampleKind::Nearest>(stream, name, a);
+    });
+  }
   dispatch<kFloatingTypes>(a.dtype, name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (nearest) run<Backward, T, UpsampleKind::Nearest>(stream, name, a);

@@ -1,0 +1,1 @@
+"""Focused tests of the CNN ops (see docs/kernels.md, "CNN ops")."""
