@@ -78,18 +78,47 @@ struct RowParams {
   }
 };
 
-template <typename T, typename P>
+// Who reduces one row: a warp (rows up to kWarpRowMax; several rows per block, shuffles only) or
+// the whole block (longer rows; shuffles, then shared memory across warps). Row loops depend on
+// the group only, so every lane of a group runs each reduction together.
+constexpr int64_t kWarpRowMax = 1024;
+constexpr unsigned kWarpRowsThreads = 128;  // 4 rows per block
+
+struct WarpRows {
+  __device__ __forceinline__ int64_t first_row() const {
+    return static_cast<int64_t>(blockIdx.x) * (blockDim.x / softmax_detail::kWarp) + threadIdx.x / softmax_detail::kWarp;
+  }
+  __device__ __forceinline__ int64_t row_step() const {
+    return static_cast<int64_t>(gridDim.x) * (blockDim.x / softmax_detail::kWarp);
+  }
+  __device__ __forceinline__ int64_t rank() const { return threadIdx.x % softmax_detail::kWarp; }
+  __device__ __forceinline__ int64_t size() const { return softmax_detail::kWarp; }
+  template <typename Acc>
+  __device__ __forceinline__ Acc sum(Acc v, Acc*) const { return softmax_detail::warp_reduce(v, SumOp()); }
+};
+
+struct BlockRows {
+  __device__ __forceinline__ int64_t first_row() const { return blockIdx.x; }
+  __device__ __forceinline__ int64_t row_step() const { return gridDim.x; }
+  __device__ __forceinline__ int64_t rank() const { return threadIdx.x; }
+  __device__ __forceinline__ int64_t size() const { return blockDim.x; }
+  template <typename Acc>
+  __device__ __forceinline__ Acc sum(Acc v, Acc* scratch) const { return block_reduce(v, SumOp(), Acc(0), scratch); }
+};
+
+template <typename T, typename P, class Group>
 __global__ void row_norm_forward_kernel(RowParams<T, P> p) {
   using Acc = opmath_t<T>;
   __shared__ Acc scratch[softmax_detail::kWarp];
-  const int64_t tid = threadIdx.x, step = blockDim.x;
-  for (int64_t r = blockIdx.x; r < p.rows; r += gridDim.x) {  // uniform over the block
+  const Group grp;
+  const int64_t tid = grp.rank(), step = grp.size();
+  for (int64_t r = grp.first_row(); r < p.rows; r += grp.row_step()) {
     const T* x = p.x + r * p.cols;
     Acc mean(0);
     if (!p.rms) {
       Acc s(0);
       for (int64_t j = tid; j < p.cols; j += step) s += static_cast<Acc>(x[j]);
-      mean = block_reduce(s, SumOp(), Acc(0), scratch) / static_cast<Acc>(p.cols);
+      mean = grp.sum(s, scratch) / static_cast<Acc>(p.cols);
       if (p.cols == 0) mean = Acc(0);  // as the CPU: mean 0, rstd NaN
     }
     Acc q(0);
@@ -97,7 +126,7 @@ __global__ void row_norm_forward_kernel(RowParams<T, P> p) {
       const Acc d = static_cast<Acc>(x[j]) - mean;
       q += d * d;
     }
-    const Acc var = block_reduce(q, SumOp(), Acc(0), scratch) / static_cast<Acc>(p.cols);
+    const Acc var = grp.sum(q, scratch) / static_cast<Acc>(p.cols);
     const Acc rstd = inv_sqrt(var + p.eps);
     if (tid == 0) {
       if (!p.rms) p.mean[r] = cast<P>(mean);
@@ -113,12 +142,13 @@ __global__ void row_norm_forward_kernel(RowParams<T, P> p) {
 }
 
 // dx = rstd * (dy*w - mean(dy*w) - xhat * mean(dy*w*xhat)); RMS norm drops the mean(dy*w) term.
-template <typename T, typename P>
+template <typename T, typename P, class Group>
 __global__ void row_norm_backward_kernel(RowParams<T, P> p) {
   using Acc = opmath_t<T>;
   __shared__ Acc scratch[softmax_detail::kWarp];
-  const int64_t tid = threadIdx.x, step = blockDim.x;
-  for (int64_t r = blockIdx.x; r < p.rows; r += gridDim.x) {
+  const Group grp;
+  const int64_t tid = grp.rank(), step = grp.size();
+  for (int64_t r = grp.first_row(); r < p.rows; r += grp.row_step()) {
     const T* x = p.x + r * p.cols;
     const T* dy = p.grad_out + r * p.cols;
     const Acc mean = p.rms ? Acc(0) : static_cast<Acc>(p.mean[r]);
@@ -130,8 +160,8 @@ __global__ void row_norm_backward_kernel(RowParams<T, P> p) {
       b += g * (static_cast<Acc>(x[j]) - mean) * rstd;
     }
     const Acc n = static_cast<Acc>(p.cols);
-    const Acc mean_g = p.rms ? Acc(0) : block_reduce(a, SumOp(), Acc(0), scratch) / n;
-    const Acc mean_gx = block_reduce(b, SumOp(), Acc(0), scratch) / n;
+    const Acc mean_g = p.rms ? Acc(0) : grp.sum(a, scratch) / n;
+    const Acc mean_gx = grp.sum(b, scratch) / n;
     T* dx = p.grad_input + r * p.cols;
     for (int64_t j = tid; j < p.cols; j += step) {
       const Acc g = static_cast<Acc>(dy[j]) * param_or(p.weight, p.param(r, j), Acc(1));
@@ -181,11 +211,20 @@ __global__ void row_norm_param_grad_kernel(RowParams<T, P> p) {
   }
 }
 
-// Threads of a row-norm block: enough for a few elements each, at most 256.
-unsigned row_threads(int64_t cols) {
-  return cols >= 2048 ? 256u : cols >= 512 ? 128u : cols >= 128 ? 64u : 32u;
+// Launches a row kernel: a warp per row up to kWarpRowMax columns, else a block per row (256
+// threads, 512 from 8192 columns, 1024 from 32768).
+template <typename T, typename P>
+void launch_rows(const char* op, Stream stream, const RowParams<T, P>& p, void (*warp_kernel)(RowParams<T, P>),
+                 void (*block_kernel)(RowParams<T, P>)) {
+  if (p.cols <= kWarpRowMax) {
+    const int64_t rows_per_block = kWarpRowsThreads / softmax_detail::kWarp;
+    launch(op, warp_kernel, capped_grid((p.rows + rows_per_block - 1) / rows_per_block), dim3(kWarpRowsThreads), 0,
+           stream, p);
+  } else {
+    const unsigned threads = p.cols >= 32768 ? 1024u : p.cols >= 8192 ? 512u : 256u;
+    launch(op, block_kernel, capped_grid(p.rows), dim3(threads), 0, stream, p);
+  }
 }
-
 template <typename T, typename P>
 RowParams<T, P> row_params(int64_t rows, int64_t cols, int64_t groups, int64_t inner, bool rms) {
   RowParams<T, P> p{};
@@ -402,7 +441,7 @@ void row_norm_forward(Stream stream, const RowNormArgs& a) {
     p.y = static_cast<T*>(a.y);
     p.mean = static_cast<P*>(a.mean);
     p.rstd = static_cast<P*>(a.rstd);
-    launch(op, row_norm_forward_kernel<T, P>, capped_grid(a.rows), dim3(row_threads(a.cols)), 0, stream, p);
+    launch_rows(op, stream, p, row_norm_forward_kernel<T, P, WarpRows>, row_norm_forward_kernel<T, P, BlockRows>);
   });
 }
 
@@ -422,7 +461,7 @@ void row_norm_backward(Stream stream, const RowNormBackwardArgs& a) {
     p.grad_weight = static_cast<P*>(a.grad_weight);
     p.grad_bias = static_cast<P*>(a.grad_bias);
     if (a.grad_input != nullptr && a.rows > 0 && a.cols > 0) {
-      launch(op, row_norm_backward_kernel<T, P>, capped_grid(a.rows), dim3(row_threads(a.cols)), 0, stream, p);
+      launch_rows(op, stream, p, row_norm_backward_kernel<T, P, WarpRows>, row_norm_backward_kernel<T, P, BlockRows>);
     }
     const int64_t params = a.groups * (a.cols / a.inner);
     if ((a.grad_weight != nullptr || a.grad_bias != nullptr) && params > 0) {
