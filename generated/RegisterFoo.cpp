@@ -2355,6 +2355,24 @@ at::Tensor & wrapper_clamp_max__Tensor(at::Tensor & self, const at::Tensor & max
   return foo::native::native_layer_norm_backward(grad_out, input, C10_AS_INTARRAYREF_SLOW(normalized_shape), mean, rstd, weight, bias, output_mask);
 }
 
+::std::tuple<at::Tensor,at::Tensor> wrapper__fused_rms_norm(const at::Tensor & input, at::IntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, ::std::optional<double> eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_fused_rms_norm", "input", input, common_device_, false);
+  check_device("aten::_fused_rms_norm", "weight", weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::fused_rms_norm(input, normalized_shape, weight, eps);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper__fused_rms_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, at::IntArrayRef normalized_shape, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, ::std::array<bool,2> output_mask) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_fused_rms_norm_backward", "grad_out", grad_out, common_device_, false);
+  check_device("aten::_fused_rms_norm_backward", "input", input, common_device_, false);
+  check_device("aten::_fused_rms_norm_backward", "rstd", rstd, common_device_, false);
+  check_device("aten::_fused_rms_norm_backward", "weight", weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::fused_rms_norm_backward(grad_out, input, normalized_shape, rstd, weight, output_mask);
+}
+
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_group_norm(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, c10::SymInt N, c10::SymInt C, c10::SymInt HxW, int64_t group, double eps) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::native_group_norm", "input", input, common_device_, false);
@@ -3054,6 +3072,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("clamp_max_.Tensor", TORCH_FN(wrapper_clamp_max__Tensor));
   m.impl("native_layer_norm", TORCH_FN(wrapper_native_layer_norm));
   m.impl("native_layer_norm_backward", TORCH_FN(wrapper_native_layer_norm_backward));
+  m.impl("_fused_rms_norm", TORCH_FN(wrapper__fused_rms_norm));
+  m.impl("_fused_rms_norm_backward", TORCH_FN(wrapper__fused_rms_norm_backward));
   m.impl("native_group_norm", TORCH_FN(wrapper_native_group_norm));
   m.impl("native_group_norm_backward", TORCH_FN(wrapper_native_group_norm_backward));
   m.impl("native_batch_norm.out", TORCH_FN(wrapper_native_batch_norm_out));

@@ -1,9 +1,13 @@
-// native_layer_norm, native_group_norm and their backward ops (kernels/norm.h, the row kernels).
+// native_layer_norm, native_group_norm, _fused_rms_norm and their backward ops (kernels/norm.h,
+// the row kernels).
 // Inputs are made contiguous (as the CPU kernels do) and seen as [rows, cols]: layer norm's rows
 // are the leading dims and cols the normalised ones; group norm's rows are (n, group) pairs and
 // cols the group's channels times HxW. Outputs, statistics shapes and dtypes follow the CPU:
 // mean/rstd have the input's dtype, or float32 for a 16-bit input with float32 weight and bias.
+#include <limits>
+
 #include <ATen/ATen.h>
+#include <ATen/OpMathType.h>
 #include <ATen/native/layer_norm.h>
 
 #include "FooNativeFunctions.h"
@@ -188,6 +192,51 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_group_norm_backward(
   row_norm_backward_into({N * group, C / group * HxW, group, HxW}, dy, x, mean.contiguous(), rstd.contiguous(), weight,
                          /*rms=*/false, param, grad_input, grad_weight, grad_bias);
   return {grad_input, grad_weight, grad_bias};
+}
+
+// RMS norm: what F.rms_norm reaches (rms_norm -> _fused_rms_norm, whose composite kernel only
+// serves backends without their own). rstd is float32 for 16-bit inputs (float64 for float64),
+// shaped like layer norm's statistics, as on CUDA; the row kernels then take float32 parameters,
+// so a 16-bit weight is widened on the device first and its gradient narrowed back.
+std::tuple<at::Tensor, at::Tensor> fused_rms_norm(const at::Tensor& input, at::IntArrayRef normalized_shape,
+                                                  const std::optional<at::Tensor>& weight_opt,
+                                                  std::optional<double> eps) {
+  const at::Tensor weight = contiguous_or_undefined(weight_opt);
+  const auto [M, N] = at::native::_check_layer_norm_inputs(input, normalized_shape, weight, at::Tensor());
+  param_dtype("_fused_rms_norm", input, {&weight});
+  TORCH_CHECK(!weight.defined() || weight.scalar_type() == input.scalar_type(), "_fused_rms_norm: expected weight of ",
+              "dtype ", input.scalar_type(), " (the input's), but got ", weight.scalar_type());
+  const auto acc = at::toOpMathType(input.scalar_type());
+  const double eps_value = eps.value_or(acc == at::kDouble ? std::numeric_limits<double>::epsilon()
+                                                           : std::numeric_limits<float>::epsilon());
+  const at::Tensor x = input.contiguous();
+  at::Tensor y = at::empty(x.sizes(), x.options());
+  at::Tensor rstd = at::empty(stat_shape(input, static_cast<int64_t>(normalized_shape.size())), x.options().dtype(acc));
+  const at::Tensor w = weight.defined() ? weight.to(acc) : weight;
+  row_norm_into({M, N, 1, 1}, x, w, at::Tensor(), eps_value, /*rms=*/true, acc, y, at::Tensor(), rstd);
+  return {y, rstd};
+}
+
+std::tuple<at::Tensor, at::Tensor> fused_rms_norm_backward(const at::Tensor& grad_out, const at::Tensor& input,
+                                                           at::IntArrayRef normalized_shape, const at::Tensor& rstd,
+                                                           const std::optional<at::Tensor>& weight_opt,
+                                                           std::array<bool, 2> output_mask) {
+  const at::Tensor weight = contiguous_or_undefined(weight_opt);
+  const auto [M, N] = at::native::_check_layer_norm_inputs(input, normalized_shape, weight, at::Tensor());
+  const auto acc = at::toOpMathType(input.scalar_type());
+  check_same_dtype("_fused_rms_norm_backward", "grad_out", grad_out, input.scalar_type());
+  check_same_dtype("_fused_rms_norm_backward", "rstd", rstd, acc);
+  const at::Tensor x = input.contiguous(), dy = grad_out.contiguous();
+  const at::Tensor w = weight.defined() ? weight.to(acc) : weight;
+  at::Tensor grad_input, grad_weight;
+  if (output_mask[0]) grad_input = at::empty(x.sizes(), x.options());
+  if (output_mask[1] && weight.defined()) grad_weight = at::empty(weight.sizes(), weight.options().dtype(acc));
+  row_norm_backward_into({M, N, 1, 1}, dy, x, at::Tensor(), rstd.contiguous(), w, /*rms=*/true, acc, grad_input,
+                         grad_weight, at::Tensor());
+  if (grad_weight.defined() && grad_weight.scalar_type() != weight.scalar_type()) {
+    grad_weight = grad_weight.to(weight.scalar_type());
+  }
+  return {grad_input, grad_weight};
 }
 
 }  // namespace foo::native
