@@ -292,3 +292,28 @@ def test_cnn_adamw_steps_native_and_match_cpu():
         expected = cpu_model(x)
         actual = _native(lambda: foo_model(x.to("foo")))
     _close(actual, expected, rtol=1e-4, atol=1e-5)
+
+
+# ---- bad input: clean Python errors, never a kernel reading out of bounds ------------------------
+
+
+def test_bad_input_raises_cleanly():
+    x, w = torch.randn(1, 4, 5, 5, device="foo"), torch.randn(6, 2, 3, 3, device="foo")
+    conv = torch.ops.aten.convolution_overrideable
+    with pytest.raises(RuntimeError, match="channels"):
+        conv(x, w, None, [1], [0], [1], False, [0], 1)  # 4 channels, weight wants 2 per group, groups=1
+    with pytest.raises(RuntimeError, match="bias"):
+        conv(x, w, torch.randn(5, device="foo"), [1], [0], [1], False, [0], 2)
+    with pytest.raises(RuntimeError, match="grad_output"):
+        torch.ops.aten.convolution_backward_overrideable(
+            torch.randn(1, 3, 4, 4, device="foo"), x, torch.randn(4, 4, 3, 3, device="foo"), [1], [0], [1], False, [0], 1,
+            [True, True, False])
+    with pytest.raises(NotImplementedError, match="Long|int64"):
+        F.conv2d(x.long(), w.long(), groups=2)
+    xr = torch.randn(3, 8, device="foo")
+    with pytest.raises(RuntimeError, match="statistics"):
+        torch.ops.aten.native_layer_norm_backward(xr, xr, [8], torch.zeros(2, device="foo"), torch.ones(3, device="foo"),
+                                                  None, None, [True, False, False])
+    with pytest.raises(RuntimeError, match="running_mean"):
+        F.batch_norm(torch.randn(2, 3, device="foo"), torch.zeros(4, device="foo"), torch.ones(3, device="foo"))
+    assert torch_foo.fallback_report() == {}

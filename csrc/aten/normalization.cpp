@@ -108,6 +108,16 @@ void check_same_dtype(const char* op, const char* what, const at::Tensor& t, at:
               t.scalar_type());
 }
 
+// grad_out shaped like the input and one statistic per row: the kernels index with these.
+void check_backward_shapes(const char* op, const at::Tensor& grad_out, const at::Tensor& input,
+                           std::initializer_list<const at::Tensor*> stats, int64_t rows) {
+  TORCH_CHECK(grad_out.sizes() == input.sizes(), op, ": grad_out of shape ", grad_out.sizes(),
+              " does not match the input's ", input.sizes());
+  for (const at::Tensor* t : stats) {
+    TORCH_CHECK(t->numel() == rows, op, ": expected statistics of ", rows, " elements, but got shape ", t->sizes());
+  }
+}
+
 }  // namespace
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm(const at::Tensor& input,
@@ -136,6 +146,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm_backward(
   check_same_dtype("native_layer_norm_backward", "grad_out", grad_out, input.scalar_type());
   check_same_dtype("native_layer_norm_backward", "mean", mean, param);
   check_same_dtype("native_layer_norm_backward", "rstd", rstd, param);
+  check_backward_shapes("native_layer_norm_backward", grad_out, input, {&mean, &rstd}, M);
   const at::Tensor x = input.contiguous(), dy = grad_out.contiguous();
   at::Tensor grad_input, grad_weight, grad_bias;
   if (output_mask[0]) grad_input = at::empty(x.sizes(), x.options());
@@ -184,6 +195,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_group_norm_backward(
   check_same_dtype("native_group_norm_backward", "grad_out", grad_out, input.scalar_type());
   check_same_dtype("native_group_norm_backward", "mean", mean, param);
   check_same_dtype("native_group_norm_backward", "rstd", rstd, param);
+  check_backward_shapes("native_group_norm_backward", grad_out, input, {&mean, &rstd}, N * group);
   const at::Tensor x = input.contiguous(), dy = grad_out.contiguous();
   at::Tensor grad_input, grad_weight, grad_bias;
   if (output_mask[0]) grad_input = at::empty(x.sizes(), x.options());
@@ -226,6 +238,7 @@ std::tuple<at::Tensor, at::Tensor> fused_rms_norm_backward(const at::Tensor& gra
   const auto acc = at::toOpMathType(input.scalar_type());
   check_same_dtype("_fused_rms_norm_backward", "grad_out", grad_out, input.scalar_type());
   check_same_dtype("_fused_rms_norm_backward", "rstd", rstd, acc);
+  check_backward_shapes("_fused_rms_norm_backward", grad_out, input, {&rstd}, M);
   const at::Tensor x = input.contiguous(), dy = grad_out.contiguous();
   const at::Tensor w = weight.defined() ? weight.to(acc) : weight;
   at::Tensor grad_input, grad_weight;

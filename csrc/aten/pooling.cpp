@@ -220,6 +220,9 @@ at::Tensor adaptive_avg_pool2d_backward(const at::Tensor& grad_output, const at:
               " dims, but got ", grad_output.dim());
   TORCH_CHECK(self.scalar_type() == grad_output.scalar_type(), "expected dtype ", self.scalar_type(),
               " for `grad_output` but got dtype ", grad_output.scalar_type());
+  TORCH_CHECK(grad_output.sizes().slice(0, self.dim() - 2) == self.sizes().slice(0, self.dim() - 2),
+              "adaptive_avg_pool2d_backward: grad_output of shape ", grad_output.sizes(),
+              " does not match the batch and channels of self ", self.sizes());
   at::Tensor grad_input = at::empty(self.sizes(), self.options().memory_format(self.suggest_memory_format()));
   adaptive_pool_backward_impl(PoolKind::AdaptiveAvg, grad_output, at::Tensor(), grad_input);
   return grad_input;

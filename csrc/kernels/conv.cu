@@ -71,6 +71,18 @@ struct WeightOperand {
   }
 };
 
+// A tensor gathered through the convolution window: element (n, group g, channel c, d, h, w) of
+// a tensor with per-group channel blocks, and the window's geometry over its spatial extents.
+template <typename T>
+struct Window {
+  const T* data;
+  int64_t s[5], group_stride;  // group_stride = channels per group * s[1]
+  int64_t size[3], stride[3], padding[3], dilation[3];
+  __device__ __forceinline__ bool inside3(int64_t d, int64_t h, int64_t w) const {
+    return inside(d, size[0]) && inside(h, size[1]) && inside(w, size[2]);
+  }
+};
+
 // Where a gather cursor reads: the tensor's (n, group) base and the spatial origin of the window.
 template <typename T>
 struct WindowCursor {
@@ -83,24 +95,22 @@ template <typename T>
 struct ForwardGather {
   using Acc = opmath_t<T>;
   using Cursor = WindowCursor<T>;
-  const T* x;
-  int64_t xs[5], group_stride;  // group_stride = Cx/G * xs[1]
-  int64_t size[3], stride[3], padding[3], dilation[3];
+  Window<T> x;
   SpatialIndex columns;  // over y's spatial extents
   ChannelKernelIndex index;
   bool k_fast;
   __device__ __forceinline__ Cursor cursor(int64_t g, int64_t col) const {
     int64_t n, od, oh, ow;
     columns.split(col, n, od, oh, ow);
-    return {x + n * xs[0] + g * group_stride, od * stride[0] - padding[0], oh * stride[1] - padding[1],
-            ow * stride[2] - padding[2]};
+    return {x.data + n * x.s[0] + g * x.group_stride, od * x.stride[0] - x.padding[0], oh * x.stride[1] - x.padding[1],
+            ow * x.stride[2] - x.padding[2]};
   }
   __device__ __forceinline__ Acc load(const Cursor& p, int64_t k) const {
     int64_t c, kd, kh, kw;
     index.split(k, c, kd, kh, kw);
-    const int64_t id = p.d + kd * dilation[0], ih = p.h + kh * dilation[1], iw = p.w + kw * dilation[2];
-    if (!inside(id, size[0]) || !inside(ih, size[1]) || !inside(iw, size[2])) return Acc(0);
-    return static_cast<Acc>(p.base[c * xs[1] + id * xs[2] + ih * xs[3] + iw * xs[4]]);
+    const int64_t id = p.d + kd * x.dilation[0], ih = p.h + kh * x.dilation[1], iw = p.w + kw * x.dilation[2];
+    if (!x.inside3(id, ih, iw)) return Acc(0);
+    return static_cast<Acc>(p.base[c * x.s[1] + id * x.s[2] + ih * x.s[3] + iw * x.s[4]]);
   }
 };
 
@@ -110,30 +120,26 @@ template <typename T>
 struct TransposeGather {
   using Acc = opmath_t<T>;
   using Cursor = WindowCursor<T>;
-  const T* y;
-  int64_t ys[5], group_stride;  // group_stride = Cy/G * ys[1]
-  int64_t size[3], stride[3], padding[3], dilation[3];  // size: y's spatial extents
+  Window<T> y;
   SpatialIndex columns;  // over x's spatial extents
   ChannelKernelIndex index;
   bool k_fast;
   __device__ __forceinline__ Cursor cursor(int64_t g, int64_t col) const {
     int64_t n, id, ih, iw;
     columns.split(col, n, id, ih, iw);
-    return {y + n * ys[0] + g * group_stride, id + padding[0], ih + padding[1], iw + padding[2]};
+    return {y.data + n * y.s[0] + g * y.group_stride, id + y.padding[0], ih + y.padding[1], iw + y.padding[2]};
   }
-  __device__ __forceinline__ static bool source(int64_t t, int64_t stride, int64_t size, int64_t& o) {
-    if (t < 0) return false;
-    o = t / stride;
-    return o * stride == t && o < size;
+  __device__ __forceinline__ static int64_t source(int64_t t, int64_t stride) {
+    const int64_t o = t >= 0 ? t / stride : -1;
+    return o * stride == t ? o : -1;  // -1: between strided outputs, or before the first
   }
   __device__ __forceinline__ Acc load(const Cursor& p, int64_t k) const {
-    int64_t c, kd, kh, kw, od, oh, ow;
+    int64_t c, kd, kh, kw;
     index.split(k, c, kd, kh, kw);
-    if (!source(p.d - kd * dilation[0], stride[0], size[0], od) || !source(p.h - kh * dilation[1], stride[1], size[1], oh) ||
-        !source(p.w - kw * dilation[2], stride[2], size[2], ow)) {
-      return Acc(0);
-    }
-    return static_cast<Acc>(p.base[c * ys[1] + od * ys[2] + oh * ys[3] + ow * ys[4]]);
+    const int64_t od = source(p.d - kd * y.dilation[0], y.stride[0]), oh = source(p.h - kh * y.dilation[1], y.stride[1]),
+                  ow = source(p.w - kw * y.dilation[2], y.stride[2]);
+    if (!y.inside3(od, oh, ow)) return Acc(0);
+    return static_cast<Acc>(p.base[c * y.s[1] + od * y.s[2] + oh * y.s[3] + ow * y.s[4]]);
   }
 };
 
@@ -142,15 +148,16 @@ template <typename T>
 struct OutputRows {
   using Acc = opmath_t<T>;
   using Cursor = const T*;
-  const T* y;
-  int64_t ys[5], group_stride;
+  Window<T> y;
   SpatialIndex positions;  // k = (n, o) over y's spatial extents
   bool k_fast;
-  __device__ __forceinline__ Cursor cursor(int64_t g, int64_t row) const { return y + g * group_stride + row * ys[1]; }
+  __device__ __forceinline__ Cursor cursor(int64_t g, int64_t row) const {
+    return y.data + g * y.group_stride + row * y.s[1];
+  }
   __device__ __forceinline__ Acc load(Cursor p, int64_t k) const {
     int64_t n, od, oh, ow;
     positions.split(k, n, od, oh, ow);
-    return static_cast<Acc>(p[n * ys[0] + od * ys[2] + oh * ys[3] + ow * ys[4]]);
+    return static_cast<Acc>(p[n * y.s[0] + od * y.s[2] + oh * y.s[3] + ow * y.s[4]]);
   }
 };
 
@@ -160,27 +167,22 @@ template <typename T>
 struct WeightGather {
   using Acc = opmath_t<T>;
   using Cursor = WindowCursor<T>;
-  const T* x;
-  int64_t xs[5], group_stride;
-  int64_t size[3], stride[3], padding[3], dilation[3];
+  Window<T> x;
   SpatialIndex positions;  // k = (n, o) over y's spatial extents
-  int64_t kernel_numel, kh, kw;
+  SpatialIndex kernel;     // a column (ci, kd, kh, kw): "n" is the channel
   bool k_fast;
   __device__ __forceinline__ Cursor cursor(int64_t g, int64_t col) const {
-    const int64_t c = col / kernel_numel;
-    int64_t pos = col - c * kernel_numel;
-    const int64_t w = pos % kw;
-    pos /= kw;
-    const int64_t h = pos % kh, d = pos / kh;
-    return {x + g * group_stride + c * xs[1], d * dilation[0] - padding[0], h * dilation[1] - padding[1],
-            w * dilation[2] - padding[2]};
+    int64_t c, d, h, w;
+    kernel.split(col, c, d, h, w);
+    return {x.data + g * x.group_stride + c * x.s[1], d * x.dilation[0] - x.padding[0], h * x.dilation[1] - x.padding[1],
+            w * x.dilation[2] - x.padding[2]};
   }
   __device__ __forceinline__ Acc load(const Cursor& p, int64_t k) const {
     int64_t n, od, oh, ow;
     positions.split(k, n, od, oh, ow);
-    const int64_t id = od * stride[0] + p.d, ih = oh * stride[1] + p.h, iw = ow * stride[2] + p.w;
-    if (!inside(id, size[0]) || !inside(ih, size[1]) || !inside(iw, size[2])) return Acc(0);
-    return static_cast<Acc>(p.base[n * xs[0] + id * xs[2] + ih * xs[3] + iw * xs[4]]);
+    const int64_t id = od * x.stride[0] + p.d, ih = oh * x.stride[1] + p.h, iw = ow * x.stride[2] + p.w;
+    if (!x.inside3(id, ih, iw)) return Acc(0);
+    return static_cast<Acc>(p.base[n * x.s[0] + id * x.s[2] + ih * x.s[3] + iw * x.s[4]]);
   }
 };
 
@@ -206,14 +208,12 @@ struct ActivationStore {
 template <typename T>
 struct WeightStore {
   T* w;
-  int64_t s[5], rows_per_group, kernel_numel, kh, kw;
+  int64_t s[5], rows_per_group;
+  SpatialIndex kernel;  // a column (ci, kd, kh, kw): "n" is the channel
   __device__ __forceinline__ void store(int64_t g, int64_t row, int64_t col, opmath_t<T> acc) const {
-    const int64_t c = col / kernel_numel;
-    int64_t pos = col - c * kernel_numel;
-    const int64_t x = pos % kw;
-    pos /= kw;
-    const int64_t y = pos % kh, z = pos / kh;
-    w[(g * rows_per_group + row) * s[0] + c * s[1] + z * s[2] + y * s[3] + x * s[4]] = cast<T>(acc);
+    int64_t c, d, h, x;
+    kernel.split(col, c, d, h, x);
+    w[(g * rows_per_group + row) * s[0] + c * s[1] + d * s[2] + h * s[3] + x * s[4]] = cast<T>(acc);
   }
 };
 
@@ -234,17 +234,36 @@ Extents extents(const ConvArgs& a) {
 // Channels-last: the channel stride is smaller than the innermost spatial one.
 bool channels_inner(const ConvTensorRef& t) { return abs64(t.stride[1]) < abs64(t.stride[4]); }
 
-template <class G>
-void copy_window(G& g, const ConvArgs& a) {
+template <typename T>
+Window<T> window(const ConvTensorRef& t, int64_t channels_per_group, const int64_t (&size)[kConvDims],
+                 const ConvArgs& a) {
+  Window<T> w{static_cast<const T*>(t.data), {}, channels_per_group * t.stride[1], {}, {}, {}, {}};
+  for (int i = 0; i < 5; ++i) w.s[i] = t.stride[i];
   for (int i = 0; i < kConvDims; ++i) {
-    g.stride[i] = a.stride[i];
-    g.padding[i] = a.padding[i];
-    g.dilation[i] = a.dilation[i];
+    w.size[i] = size[i];
+    w.stride[i] = a.stride[i];
+    w.padding[i] = a.padding[i];
+    w.dilation[i] = a.dilation[i];
   }
+  return w;
 }
 
-void copy_strides(int64_t (&dst)[5], const ConvTensorRef& t) {
-  for (int i = 0; i < 5; ++i) dst[i] = t.stride[i];
+// The weight as GEMM operand A: rows along dim `row_dim` of w (0: Cy, 1: Cx/G), reduction over
+// the other channel dim and the kernel positions, groups along dim 0.
+template <typename T>
+WeightOperand<T> weight_operand(const ConvArgs& a, int row_dim, int64_t cy, const ChannelKernelIndex& index) {
+  return {static_cast<const T*>(a.w.data), cy * a.w.stride[0], a.w.stride[row_dim], a.w.stride[1 - row_dim],
+          a.w.stride[2], a.w.stride[3], a.w.stride[4], index, true};
+}
+
+// Writes the activation tensor t (x or y) with `channels_per_group` rows per group.
+template <typename T>
+ActivationStore<T> activation_store(const ConvArgs& a, const ConvTensorRef& t, int64_t channels_per_group,
+                                    int64_t numel, const int64_t (&size)[kConvDims]) {
+  ActivationStore<T> out{static_cast<T*>(t.data), {}, channels_per_group, {numel, size[1], size[2]},
+                         static_cast<const T*>(a.bias), a.bias_stride};
+  for (int i = 0; i < 5; ++i) out.s[i] = t.stride[i];
+  return out;
 }
 
 template <typename T>
@@ -253,23 +272,11 @@ void forward(Stream stream, const ConvArgs& a) {
   const int64_t cx = a.x_channels / a.groups, cy = a.y_channels / a.groups;
   const bool inner = channels_inner(a.x);
   const ChannelKernelIndex index{cx, e.kernel_numel, a.kernel[1], a.kernel[2], inner};
-
-  WeightOperand<T> w{static_cast<const T*>(a.w.data), cy * a.w.stride[0], a.w.stride[0], a.w.stride[1],
-                     a.w.stride[2], a.w.stride[3], a.w.stride[4], index, true};
-  ForwardGather<T> x{};
-  x.x = static_cast<const T*>(a.x.data);
-  copy_strides(x.xs, a.x);
-  x.group_stride = cx * a.x.stride[1];
-  for (int i = 0; i < kConvDims; ++i) x.size[i] = a.x_size[i];
-  copy_window(x, a);
-  x.columns = {e.y_numel, a.y_size[1], a.y_size[2]};
-  x.index = index;
-  x.k_fast = inner;
-  ActivationStore<T> out{static_cast<T*>(a.y.data), {}, cy, {e.y_numel, a.y_size[1], a.y_size[2]},
-                         static_cast<const T*>(a.bias), a.bias_stride};
-  copy_strides(out.s, a.y);
-  gemm_tile::launch_product<opmath_t<T>>("foo::conv_forward", stream, {a.groups, cy, a.batch * e.y_numel, cx * e.kernel_numel},
-                                         w, x, out);
+  const ForwardGather<T> x{window<T>(a.x, cx, a.x_size, a), {e.y_numel, a.y_size[1], a.y_size[2]}, index, inner};
+  gemm_tile::launch_product<opmath_t<T>>("foo::conv_forward", stream,
+                                         {a.groups, cy, a.batch * e.y_numel, cx * e.kernel_numel},
+                                         weight_operand<T>(a, 0, cy, index), x,
+                                         activation_store<T>(a, a.y, cy, e.y_numel, a.y_size));
 }
 
 template <typename T>
@@ -278,23 +285,11 @@ void backward_input(Stream stream, const ConvArgs& a) {
   const int64_t cx = a.x_channels / a.groups, cy = a.y_channels / a.groups;
   const bool inner = channels_inner(a.y);
   const ChannelKernelIndex index{cy, e.kernel_numel, a.kernel[1], a.kernel[2], inner};
-
-  WeightOperand<T> w{static_cast<const T*>(a.w.data), cy * a.w.stride[0], a.w.stride[1], a.w.stride[0],
-                     a.w.stride[2], a.w.stride[3], a.w.stride[4], index, true};
-  TransposeGather<T> y{};
-  y.y = static_cast<const T*>(a.y.data);
-  copy_strides(y.ys, a.y);
-  y.group_stride = cy * a.y.stride[1];
-  for (int i = 0; i < kConvDims; ++i) y.size[i] = a.y_size[i];
-  copy_window(y, a);
-  y.columns = {e.x_numel, a.x_size[1], a.x_size[2]};
-  y.index = index;
-  y.k_fast = inner;
-  ActivationStore<T> out{static_cast<T*>(a.x.data), {}, cx, {e.x_numel, a.x_size[1], a.x_size[2]},
-                         static_cast<const T*>(a.bias), a.bias_stride};
-  copy_strides(out.s, a.x);
+  const TransposeGather<T> y{window<T>(a.y, cy, a.y_size, a), {e.x_numel, a.x_size[1], a.x_size[2]}, index, inner};
   gemm_tile::launch_product<opmath_t<T>>("foo::conv_backward_input", stream,
-                                         {a.groups, cx, a.batch * e.x_numel, cy * e.kernel_numel}, w, y, out);
+                                         {a.groups, cx, a.batch * e.x_numel, cy * e.kernel_numel},
+                                         weight_operand<T>(a, 1, cy, index), y,
+                                         activation_store<T>(a, a.x, cx, e.x_numel, a.x_size));
 }
 
 template <typename T>
@@ -302,22 +297,11 @@ void backward_weight(Stream stream, const ConvArgs& a) {
   const Extents e = extents(a);
   const int64_t cx = a.x_channels / a.groups, cy = a.y_channels / a.groups;
   const SpatialIndex positions{e.y_numel, a.y_size[1], a.y_size[2]};
-
-  OutputRows<T> y{static_cast<const T*>(a.y.data), {}, cy * a.y.stride[1], positions, !channels_inner(a.y)};
-  copy_strides(y.ys, a.y);
-  WeightGather<T> x{};
-  x.x = static_cast<const T*>(a.x.data);
-  copy_strides(x.xs, a.x);
-  x.group_stride = cx * a.x.stride[1];
-  for (int i = 0; i < kConvDims; ++i) x.size[i] = a.x_size[i];
-  copy_window(x, a);
-  x.positions = positions;
-  x.kernel_numel = e.kernel_numel;
-  x.kh = a.kernel[1];
-  x.kw = a.kernel[2];
-  x.k_fast = !channels_inner(a.x);
-  WeightStore<T> out{static_cast<T*>(a.w.data), {}, cy, e.kernel_numel, a.kernel[1], a.kernel[2]};
-  copy_strides(out.s, a.w);
+  const SpatialIndex kernel{e.kernel_numel, a.kernel[1], a.kernel[2]};
+  const OutputRows<T> y{window<T>(a.y, cy, a.y_size, a), positions, !channels_inner(a.y)};
+  const WeightGather<T> x{window<T>(a.x, cx, a.x_size, a), positions, kernel, !channels_inner(a.x)};
+  WeightStore<T> out{static_cast<T*>(a.w.data), {}, cy, kernel};
+  for (int i = 0; i < 5; ++i) out.s[i] = a.w.stride[i];
   gemm_tile::launch_product<opmath_t<T>>("foo::conv_backward_weight", stream,
                                          {a.groups, cy, cx * e.kernel_numel, a.batch * e.y_numel}, y, x, out);
 }

@@ -46,7 +46,7 @@ struct Image {
 };
 
 template <typename T>
-inline Image<T> image(const ImageRef& r) {
+FOO_HD Image<T> image(const ImageRef& r) {
   return {static_cast<T*>(r.data), r.sn, r.sc, r.sh, r.sw};
 }
 

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "kernels/dtype.h"
+#include "kernels/image_walk.cuh"
 #include "kernels/kernel.h"
 #include "kernels/pool.h"
 
@@ -44,12 +45,8 @@ __global__ void pool_forward_kernel(PoolArgs a) {
   const Image<const T> in = image<const T>(a.input);
   const Image<T> out = image<T>(a.output);
   const Image<int64_t> idx = image<int64_t>(a.indices);
-  const ImageIndex walk{a.c, a.out_h, a.out_w, a.channels_last};
-  const int64_t total = a.n * a.c * a.out_h * a.out_w;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    int64_t n, c, oh, ow;
-    walk.split(i, n, c, oh, ow);
+  for_each_element(ImageIndex{a.c, a.out_h, a.out_w, a.channels_last}, a.n, [&](int64_t n, int64_t c, int64_t oh,
+                                                                                int64_t ow) {
     const T* plane = in.plane(n, c);
     if constexpr (Kind == PoolKind::Max || Kind == PoolKind::AdaptiveMax) {
       int64_t h0, h1, w0, w1, dh = 1, dw = 1;
@@ -90,7 +87,7 @@ __global__ void pool_forward_kernel(PoolArgs a) {
         h0 = win.h0, h1 = win.h1, w0 = win.w0, w1 = win.w1, divisor = win.divisor;
         if (h0 >= h1 || w0 >= w1) {
           out.at(n, c, oh, ow) = cast<T>(Acc(0));
-          continue;
+          return;
         }
       } else {
         h0 = window_start(oh, a.out_h, a.in_h);
@@ -105,7 +102,7 @@ __global__ void pool_forward_kernel(PoolArgs a) {
       }
       out.at(n, c, oh, ow) = cast<T>(sum / static_cast<Acc>(divisor));
     }
-  }
+  });
 }
 
 // grad_input (a.input) from grad_output (a.output): a thread per grad_input element.
@@ -115,12 +112,8 @@ __global__ void pool_backward_kernel(PoolArgs a) {
   const Image<T> gi = image<T>(a.input);
   const Image<const T> go = image<const T>(a.output);
   const Image<const int64_t> idx = image<const int64_t>(a.indices);
-  const ImageIndex walk{a.c, a.in_h, a.in_w, a.channels_last};
-  const int64_t total = a.n * a.c * a.in_h * a.in_w;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    int64_t n, c, h, w;
-    walk.split(i, n, c, h, w);
+  for_each_element(ImageIndex{a.c, a.in_h, a.in_w, a.channels_last}, a.n, [&](int64_t n, int64_t c, int64_t h,
+                                                                              int64_t w) {
     // The outputs whose windows may hold (h, w).
     int64_t oh0, oh1, ow0, ow1;
     if constexpr (Kind == PoolKind::Max || Kind == PoolKind::Avg) {
@@ -154,12 +147,7 @@ __global__ void pool_backward_kernel(PoolArgs a) {
       }
     }
     gi.at(n, c, h, w) = cast<T>(sum);
-  }
-}
-
-dim3 grid_for(int64_t total) {
-  const int64_t blocks = (total + 255) / 256;
-  return dim3(static_cast<unsigned>(blocks < 1 ? 1 : blocks > 65535 ? 65535 : blocks));
+  });
 }
 
 const char* name_of(PoolKind k, bool backward) {
@@ -177,9 +165,9 @@ void run(Stream stream, const PoolArgs& a) {
   const int64_t total = a.n * a.c * (Backward ? a.in_h * a.in_w : a.out_h * a.out_w);
   if (total == 0) return;
   if constexpr (Backward) {
-    launch_independent(name_of(Kind, true), pool_backward_kernel<T, Kind>, grid_for(total), dim3(256), stream, a);
+    launch_independent(name_of(Kind, true), pool_backward_kernel<T, Kind>, image_grid(total), dim3(256), stream, a);
   } else {
-    launch_independent(name_of(Kind, false), pool_forward_kernel<T, Kind>, grid_for(total), dim3(256), stream, a);
+    launch_independent(name_of(Kind, false), pool_forward_kernel<T, Kind>, image_grid(total), dim3(256), stream, a);
   }
 }
 

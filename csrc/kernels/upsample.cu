@@ -6,6 +6,7 @@
 
 #include "kernels/dtype.h"
 #include "kernels/exact_math.h"
+#include "kernels/image_walk.cuh"
 #include "kernels/kernel.h"
 #include "kernels/upsample.h"
 
@@ -121,12 +122,8 @@ __global__ void upsample_forward_kernel(UpsampleArgs a, Maps<T, Kind> m) {
   using Acc = opmath_t<T>;
   const Image<const T> in = image<const T>(a.input);
   const Image<T> out = image<T>(a.output);
-  const ImageIndex walk{a.c, a.out_h, a.out_w, a.channels_last};
-  const int64_t total = a.n * a.c * a.out_h * a.out_w;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    int64_t n, c, oh, ow;
-    walk.split(i, n, c, oh, ow);
+  for_each_element(ImageIndex{a.c, a.out_h, a.out_w, a.channels_last}, a.n, [&](int64_t n, int64_t c, int64_t oh,
+                                                                                int64_t ow) {
     const T* plane = in.plane(n, c);
     if constexpr (Kind == UpsampleKind::Nearest) {
       out.at(n, c, oh, ow) = plane[m.h.source(oh) * in.sh + m.w.source(ow) * in.sw];
@@ -138,7 +135,7 @@ __global__ void upsample_forward_kernel(UpsampleArgs a, Maps<T, Kind> m) {
       auto v = [&](int64_t h, int64_t w) { return static_cast<Acc>(plane[h * in.sh + w * in.sw]); };
       out.at(n, c, oh, ow) = cast<T>(hl0 * (wl0 * v(h0, w0) + wl1 * v(h0, w1)) + hl1 * (wl0 * v(h1, w0) + wl1 * v(h1, w1)));
     }
-  }
+  });
 }
 
 // grad_input (a.input) from grad_output (a.output).
@@ -147,12 +144,8 @@ __global__ void upsample_backward_kernel(UpsampleArgs a, Maps<T, Kind> m) {
   using Acc = opmath_t<T>;
   const Image<T> gi = image<T>(a.input);
   const Image<const T> go = image<const T>(a.output);
-  const ImageIndex walk{a.c, a.in_h, a.in_w, a.channels_last};
-  const int64_t total = a.n * a.c * a.in_h * a.in_w;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    int64_t n, c, h, w;
-    walk.split(i, n, c, h, w);
+  for_each_element(ImageIndex{a.c, a.in_h, a.in_w, a.channels_last}, a.n, [&](int64_t n, int64_t c, int64_t h,
+                                                                              int64_t w) {
     int64_t oh0, oh1, ow0, ow1;
     readers(m.h, h, oh0, oh1);
     readers(m.w, w, ow0, ow1);
@@ -168,12 +161,7 @@ __global__ void upsample_backward_kernel(UpsampleArgs a, Maps<T, Kind> m) {
       sum += wh * row;
     }
     gi.at(n, c, h, w) = cast<T>(sum);
-  }
-}
-
-dim3 grid_for(int64_t total) {
-  const int64_t blocks = (total + 255) / 256;
-  return dim3(static_cast<unsigned>(blocks < 1 ? 1 : blocks > 65535 ? 65535 : blocks));
+  });
 }
 
 template <bool Backward, typename T, UpsampleKind Kind>
@@ -182,9 +170,9 @@ void run(Stream stream, const char* name, const UpsampleArgs& a) {
   if (total == 0) return;
   const Maps<T, Kind> m = maps_of<T, Kind>(a);
   if constexpr (Backward) {
-    launch_independent(name, upsample_backward_kernel<T, Kind>, grid_for(total), dim3(256), stream, a, m);
+    launch_independent(name, upsample_backward_kernel<T, Kind>, image_grid(total), dim3(256), stream, a, m);
   } else {
-    launch_independent(name, upsample_forward_kernel<T, Kind>, grid_for(total), dim3(256), stream, a, m);
+    launch_independent(name, upsample_forward_kernel<T, Kind>, image_grid(total), dim3(256), stream, a, m);
   }
 }
 
