@@ -197,7 +197,10 @@ void launch_product(const char* name, Stream stream, const Shape& s, const A& a,
   } else {
     const int64_t large_tiles =
         ((s.m + LargeTile::BM - 1) / LargeTile::BM) * ((s.n + LargeTile::BN - 1) / LargeTile::BN) * s.batch;
-    if (large_tiles >= concurrent_blocks()) launch_tiled<LargeTile, Acc>(name, stream, s, a, b, e);
+    // Large tiles need enough of them to fill the device, and rows and columns to fill them: a
+    // skinny product (a convolution with few channels) would waste over half of each large tile.
+    const bool fills_large = s.m > LargeTile::BM / 2 && s.n > LargeTile::BN / 2;
+    if (large_tiles >= concurrent_blocks() && fills_large) launch_tiled<LargeTile, Acc>(name, stream, s, a, b, e);
     else launch_tiled<SmallTile, Acc>(name, stream, s, a, b, e);
   }
 }
