@@ -9,6 +9,7 @@
 #include "aten/device_memory.h"
 #include "aten/elementwise.h"
 #include "kernels/copy.h"
+#include "runtime/host_allocator.h"
 #include "runtime/stream.h"
 
 namespace foo::native {
@@ -40,10 +41,25 @@ void copy_on_device(const at::Tensor& src, const at::Tensor& dst) {
                   });
 }
 
-void memcpy_bytes(const at::Tensor& src, const at::Tensor& dst, CopyKind kind, c10::DeviceIndex device) {
-  auto stream = current_native_stream(device);
-  driver().memcpy_async(dst.data_ptr(), src.data_ptr(), dst.nbytes(), kind, stream);
-  if (kind != CopyKind::HostToDevice) driver().synchronize_stream(stream);  // the reader is elsewhere
+// Moves dst.nbytes() dense bytes on `device`'s current stream. As cudaMemcpyAsync in torch.cuda's
+// copy: a pageable host-to-device source is staged by the driver, so nothing waits; a pinned host
+// buffer copied with non_blocking stays in flight, the host allocator keeping it from reuse until
+// the stream passes the copy (the caller synchronises before reading a device-to-host result);
+// every other copy waits for its stream, since its reader is elsewhere.
+void memcpy_bytes(const at::Tensor& src, const at::Tensor& dst, CopyKind kind, c10::DeviceIndex device,
+                  bool non_blocking = false) {
+  const auto stream = foo::runtime::current_stream(device);
+  const auto handle = foo::runtime::native_stream(stream);
+  driver().memcpy_async(dst.data_ptr(), src.data_ptr(), dst.nbytes(), kind, handle);
+  if (kind == CopyKind::DeviceToDevice) {
+    driver().synchronize_stream(handle);
+    return;
+  }
+  const at::Tensor& host = kind == CopyKind::HostToDevice ? src : dst;
+  const bool pinned = driver().is_pinned(host.data_ptr());
+  if (kind == CopyKind::HostToDevice && !pinned) return;
+  if (pinned && non_blocking && foo::runtime::record_host_use(host.storage().data_ptr(), stream)) return;
+  driver().synchronize_stream(handle);
 }
 
 void copy_device_to_device(const at::Tensor& src, const at::Tensor& dst) {
@@ -67,9 +83,9 @@ void copy_device_to_device(const at::Tensor& src, const at::Tensor& dst) {
   if (!direct) copy_on_device(landing, dst);
 }
 
-void copy_device_to_host(const at::Tensor& src, const at::Tensor& dst) {
+void copy_device_to_host(const at::Tensor& src, const at::Tensor& dst, bool non_blocking) {
   if (plain_bytes_copy(src, dst)) {
-    memcpy_bytes(src, dst, CopyKind::DeviceToHost, src.device().index());
+    memcpy_bytes(src, dst, CopyKind::DeviceToHost, src.device().index(), non_blocking);
     return;
   }
   // Lay the data out densely in dst's dtype on the device, then move bytes.
@@ -84,10 +100,10 @@ void copy_device_to_host(const at::Tensor& src, const at::Tensor& dst) {
   }
 }
 
-void copy_host_to_device(const at::Tensor& src, const at::Tensor& dst) {
+void copy_host_to_device(const at::Tensor& src, const at::Tensor& dst, bool non_blocking) {
   const at::Tensor host = src.resolve_conj().resolve_neg();
   if (plain_bytes_copy(host, dst)) {
-    memcpy_bytes(host, dst, CopyKind::HostToDevice, dst.device().index());
+    memcpy_bytes(host, dst, CopyKind::HostToDevice, dst.device().index(), non_blocking);
     return;
   }
   // Move src's bytes densely (in its own dtype), then broadcast, cast and lay out on the device.
@@ -101,7 +117,8 @@ void copy_host_to_device(const at::Tensor& src, const at::Tensor& dst) {
 
 }  // namespace
 
-at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool /*non_blocking*/) {
+// non_blocking is honoured where CUDA honours it: plain byte copies whose host side is pinned.
+at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
   TORCH_CHECK(on_foo(self) || on_foo(dst), "_copy_from: neither tensor is on foo");
   TORCH_CHECK(self.device().is_cpu() || on_foo(self), "_copy_from: cannot copy from ", self.device(), " to ", dst.device());
   TORCH_CHECK(dst.device().is_cpu() || on_foo(dst), "_copy_from: cannot copy from ", self.device(), " to ", dst.device());
@@ -109,9 +126,9 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool /*non_b
   if (on_foo(self) && on_foo(dst)) {
     copy_device_to_device(self, dst);
   } else if (on_foo(self)) {
-    copy_device_to_host(self, dst);
+    copy_device_to_host(self, dst, non_blocking);
   } else {
-    copy_host_to_device(self, dst);
+    copy_host_to_device(self, dst, non_blocking);
   }
   return dst;
 }

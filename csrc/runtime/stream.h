@@ -2,6 +2,7 @@
 // Maps c10::Stream (device + StreamId) to driver streams, and keeps each thread's current stream.
 // StreamId 0 is a device's default stream; ids 1.. name pooled streams, created lazily and handed
 // out round-robin as torch.cuda does, so torch.Stream() never leaks a worker per call.
+// A device index of -1 means the calling thread's current device (torch.Stream("foo")).
 #include <c10/core/Stream.h>
 
 #include "runtime/driver/driver.h"
@@ -14,6 +15,9 @@ c10::Stream stream_from_pool(c10::DeviceIndex device, bool high_priority);
 c10::Stream current_stream(c10::DeviceIndex device);
 // Makes `stream` current on its device for the calling thread; returns the previous one.
 c10::Stream exchange_stream(c10::Stream stream);
+
+// A stream made outside torch_foo (torch.foo.ExternalStream), identified by its driver handle.
+c10::Stream external_stream(StreamHandle handle, c10::DeviceIndex device);
 
 // The driver stream behind a c10::Stream (throws on a foreign or unknown stream).
 StreamHandle native_stream(c10::Stream stream);
