@@ -104,23 +104,21 @@ def memory_summary(device=None, abbreviated=False):
         ("Reserved segments", "segment", str),
     ]
     pools = ("all",) if abbreviated else ("all", "large_pool", "small_pool")
-    width = 79
+    header = f"| {'Metric':<23} |" + "".join(f" {m:>11} |" for m in ("Cur Usage", "Peak Usage", "Tot Alloc", "Tot Freed"))
+    width = len(header)
     line = "|" + "-" * (width - 2) + "|"
-    out = ["|" + "=" * (width - 2) + "|"]
-    out.append("|" + f" foo memory summary, device ID {index} ".center(width - 2) + "|")
-    out.append(line)
-    out.append(f"| {'Metric':<24}|{'Cur Usage':>12} |{'Peak Usage':>12} |{'Tot Alloc':>12} |{'Tot Freed':>12} |")
-    out.append(line)
+    out = ["|" + "=" * (width - 2) + "|", "|" + f" foo memory summary, device ID {index} ".center(width - 2) + "|"]
+    out += [line, header, line]
     for title, key, fmt in rows:
         for pool in pools:
             label = title if pool == "all" else f"      from {pool.replace('_pool', '')} pool"
             values = [fmt(int(stats.get(f"{key}.{pool}.{m}", 0))) for m in ("current", "peak", "allocated", "freed")]
-            out.append(f"| {label:<24}|" + "|".join(f"{v:>12} " for v in values) + "|")
+            out.append(f"| {label:<23} |" + "".join(f" {v:>11} |" for v in values))
         out.append(line)
     counters = (
         f"Device allocs: {stats.get('num_device_alloc', 0)}  frees: {stats.get('num_device_free', 0)}  "
         f"retries: {stats.get('num_alloc_retries', 0)}  OOMs: {stats.get('num_ooms', 0)}"
     )
-    out.append(f"| {counters:<{width - 3}}|")
+    out.append(f"| {counters:<{width - 4}} |")
     out.append("|" + "=" * (width - 2) + "|")
     return "\n".join(out) + "\n"

@@ -5,6 +5,7 @@
 
 #include <torch/csrc/Generator.h>
 #include <torch/csrc/utils/device_lazy_init.h>
+#include <pybind11/functional.h>
 #include <torch/csrc/utils/pybind.h>
 
 #include "aten/fallback.h"
@@ -166,6 +167,10 @@ PYBIND11_MODULE(_C, m) {
     const c10::Stream stream(c10::Stream::UNSAFE, c10::Device(c10::DeviceType::PrivateUse1, checked(device)),
                              stream_id);
     return reinterpret_cast<uintptr_t>(rt::native_stream(stream));
+  });
+  m.def("_hold_stream", [](int64_t stream_id, int device) {  // tests: returns the release function
+    return rt::hold_stream(
+        c10::Stream(c10::Stream::UNSAFE, c10::Device(c10::DeviceType::PrivateUse1, checked(device)), stream_id));
   });
   m.def("_external_stream", [](uintptr_t handle, int device) {
     return rt::external_stream(reinterpret_cast<rt::StreamHandle>(handle), checked(device)).id();

@@ -72,4 +72,8 @@ Event& Event::operator=(Event&& other) noexcept {
 
 bool Event::query() const { return driver().query_event(handle_); }
 
+void Event::block(const c10::Stream& stream) const {
+  driver().stream_wait_event(native_stream(stream), handle_);
+}
+
 }  // namespace foo::runtime

@@ -29,6 +29,7 @@ class Event {
   Event& operator=(const Event&) = delete;
 
   bool query() const;  // the stream has passed the record
+  void block(const c10::Stream& stream) const;  // `stream` waits for the record (any device)
 
  private:
   EventHandle handle_ = nullptr;

@@ -2,6 +2,8 @@
 
 #include <array>
 #include <atomic>
+#include <future>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -103,6 +105,14 @@ StreamHandle native_stream(c10::Stream stream) {
   }
   TORCH_CHECK(stream.id() >= 0, "foo: unknown stream id ", stream.id(), " on ", stream.device());
   return ds.handles[stream.id()];
+}
+
+std::function<void()> hold_stream(const c10::Stream& stream) {
+  auto gate = std::make_shared<std::promise<void>>();
+  auto opened = std::make_shared<std::once_flag>();
+  // On cuda a host function blocking its stream is legal: it calls no CUDA API.
+  driver().enqueue_host_task(native_stream(stream), [wait = gate->get_future().share()] { wait.wait(); });
+  return [gate, opened] { std::call_once(*opened, [&] { gate->set_value(); }); };
 }
 
 }  // namespace foo::runtime

@@ -3,6 +3,8 @@
 // StreamId 0 is a device's default stream; ids 1.. name pooled streams, created lazily and handed
 // out round-robin as torch.cuda does, so torch.Stream() never leaks a worker per call.
 // A device index of -1 means the calling thread's current device (torch.Stream("foo")).
+#include <functional>
+
 #include <c10/core/Stream.h>
 
 #include "runtime/driver/driver.h"
@@ -25,5 +27,10 @@ StreamHandle native_stream(c10::Stream stream);
 inline StreamHandle current_native_stream(c10::DeviceIndex device) {
   return native_stream(current_stream(device));
 }
+
+// Stops `stream` at this point of its queue until the returned function is called (once; later
+// calls do nothing). For tests: work queued behind it is deterministically still in flight.
+// Nothing may wait for the stream (synchronize, empty_cache) before the release.
+std::function<void()> hold_stream(const c10::Stream& stream);
 
 }  // namespace foo::runtime
