@@ -2,6 +2,7 @@
 
 import os
 import threading
+import types
 
 import pytest
 import torch
@@ -266,9 +267,23 @@ def test_backend_module_registration():
     assert torch.utils.backend_registration._get_custom_mod_func("device_count")() == torch.foo.device_count()
     with pytest.raises(RuntimeError, match="Try to call torch.foo"):
         torch.utils.backend_registration._get_custom_mod_func("no_such_function")
+    with pytest.raises(RuntimeError, match="Expected one of cpu"):
+        torch._register_device_module("dev", types.ModuleType("fake"))
+    with pytest.raises(RuntimeError, match="The runtime module of 'foo' has already been registered"):
+        torch._register_device_module("foo", types.ModuleType("fake"))
+    with pytest.raises(RuntimeError, match="The custom device module of"):
+        torch.utils.generate_methods_for_privateuse1_backend()
+    from torch._C._autograd import DeviceType
     from torch._C._profiler import ProfilerActivity
 
-    assert ProfilerActivity.FOO == ProfilerActivity.PrivateUse1
+    assert ProfilerActivity.FOO == ProfilerActivity.PrivateUse1 and DeviceType.FOO == DeviceType.PrivateUse1
+
+
+def test_generated_methods_for_devices_and_packed_sequences(two_devices):
+    assert torch.empty(2).foo(torch.device("foo")).device == torch.device("foo:0")
+    assert torch.empty(2).foo(1).device == torch.device("foo:1")
+    packed = torch.nn.utils.rnn.PackedSequence(torch.rand(5, 3), torch.tensor([1, 1, 1, 1, 1]))
+    assert not packed.is_foo and packed.foo().is_foo and packed.foo().data.is_foo
 
 
 def test_legacy_tensor_types():
