@@ -47,7 +47,7 @@ struct FooHooks final : public at::PrivateUse1HooksInterface {
   bool isPinnedPtr(const void* data) const override {
     return driver_selected() && !in_bad_fork() && driver().is_pinned(data);
   }
-  // tensor.pin_memory() (torch 2.13 asks the hooks, not the host allocator registry).
+  // tensor.pin_memory(): the allocator also registered as at::getHostAllocator(kPrivateUse1).
   c10::Allocator* getPinnedMemoryAllocator() const override {
     lazy_init();
     return &host_allocator();
