@@ -83,7 +83,17 @@ def test_accelerator_memory_api_agrees():
     x = _alloc(MIB, "foo:0")
     assert torch.accelerator.memory_allocated(0) == torch.foo.memory_allocated(0)
     assert torch.accelerator.memory_reserved(0) == torch.foo.memory_reserved(0)
+    torch.accelerator.reset_peak_memory_stats(0)
+    assert torch.accelerator.max_memory_allocated(0) == torch.foo.memory_allocated(0)
+    y = _alloc(2 * MIB, "foo:0")
+    del y
+    assert torch.accelerator.max_memory_allocated(0) == torch.foo.max_memory_allocated(0) >= 3 * MIB
+    assert torch.accelerator.max_memory_reserved(0) == torch.foo.max_memory_reserved(0)
+    torch.accelerator.reset_accumulated_memory_stats(0)
+    assert torch.foo.memory_stats(0)["allocation.all.allocated"] == 0
     del x
+    torch.accelerator.empty_cache()
+    assert torch.foo.memory_reserved(0) == torch.foo.memory_allocated(0)  # nothing cached
 
 
 # --- torch.cuda's statistics, snapshot and summary; OpenReg's allocator tests --------------------
