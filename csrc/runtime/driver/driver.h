@@ -58,6 +58,7 @@ class Driver {
   virtual StreamHandle default_stream(int device) = 0;
   virtual StreamHandle create_stream(int device, int priority) = 0;
   virtual void destroy_stream(StreamHandle stream) = 0;
+  virtual int stream_device(StreamHandle stream) = 0;  // the device it runs on
   // query/synchronize rethrow an error raised by earlier async work.
   virtual bool query_stream(StreamHandle stream) = 0;  // true: all work done
   virtual void synchronize_stream(StreamHandle stream) = 0;

@@ -122,6 +122,7 @@ class SimDriver final : public Driver {
     // Drains and joins outside the lock when the last reference goes.
   }
 
+  int stream_device(StreamHandle h) override { return stream(h)->device(); }
   bool query_stream(StreamHandle h) override { return stream(h)->query(); }
   void synchronize_stream(StreamHandle h) override {
     stream(h)->synchronize();

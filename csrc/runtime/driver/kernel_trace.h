@@ -1,0 +1,70 @@
+#pragma once
+// Device-side timing of kernel launches, for the profiler. Torch-free, so the launch API
+// (kernels/kernel.h, compiled by nvcc and as host C++) can call it; the torch-facing glue that
+// hands the records to torch.profiler is runtime/profiler.cpp.
+//
+// Off unless a profiler session turned it on. Then every launch brackets its kernel with two
+// timing events on the kernel's own stream, so the device stamps them right before and after
+// the kernel: on sim the stream's worker thread runs the markers around the kernel task, on cuda
+// they are CUDA events. When off, a launch pays one relaxed atomic load (LaunchScope).
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <string>
+#include <vector>
+
+namespace foo::runtime::kernel_trace {
+
+namespace detail {
+extern std::atomic<bool> g_enabled;
+struct Pending;
+// nullptr when the launch cannot be traced (tracing never makes a launch fail).
+Pending* begin(const char* name, void* stream, const unsigned grid[3], const unsigned block[3]) noexcept;
+void end(Pending* pending, bool launched) noexcept;
+}  // namespace detail
+
+inline bool enabled() noexcept { return detail::g_enabled.load(std::memory_order_relaxed); }
+
+// Brackets one launch: construct it right before the launch, in the same scope. A launch that
+// throws (bad configuration) queued nothing and is not recorded.
+class LaunchScope {
+ public:
+  LaunchScope(const char* name, void* stream, const unsigned grid[3], const unsigned block[3]) noexcept
+      : pending_(enabled() ? detail::begin(name, stream, grid, block) : nullptr),
+        exceptions_(pending_ ? std::uncaught_exceptions() : 0) {}
+  ~LaunchScope() {
+    if (pending_) detail::end(pending_, std::uncaught_exceptions() == exceptions_);
+  }
+  LaunchScope(const LaunchScope&) = delete;
+  LaunchScope& operator=(const LaunchScope&) = delete;
+
+ private:
+  detail::Pending* pending_;
+  int exceptions_;
+};
+
+// One traced kernel. Times are nanoseconds of the system clock (CLOCK_REALTIME), the clock of
+// c10::getTime() that the profiler's CPU events use.
+struct KernelRecord {
+  std::string name;
+  int device = 0;
+  int stream = 0;             // the stream's number on its device, in order of first use
+  uint64_t correlation = 0;   // the profiler's id of the op that launched it; 0: none
+  int64_t launch_begin_ns = 0, launch_end_ns = 0;  // the launch call, on the host
+  int64_t start_ns = 0, end_ns = 0;                // the kernel, on the device
+  unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+};
+
+// The profiler session: start() forgets earlier records and turns tracing on; stop() turns it
+// off; collect() waits until the traced kernels ran and returns them (once). Failures to time a
+// kernel (its stream hit an error) are appended to *errors instead of throwing.
+void start();
+void stop();
+std::vector<KernelRecord> collect(std::vector<std::string>* errors);
+
+// The op being run by the calling thread, as the profiler announces it around every op; the
+// innermost one is what a kernel launched now is attributed to.
+void push_correlation(uint64_t id);
+void pop_correlation();
+
+}  // namespace foo::runtime::kernel_trace
