@@ -52,11 +52,16 @@ struct LegacyStubs final : public torch::profiler::impl::ProfilerStubs {
     driver().record_event(e, current_native_stream(d));
   }
 
-  // Microseconds, as torch expects of every stub.
+  // Microseconds, as torch expects of every stub. A stream that failed has no time to give (its
+  // error surfaces at the user's next synchronize); 0 makes torch skip the op's device time.
   float elapsed(const torch::profiler::impl::ProfilerVoidEventStub* start,
                 const torch::profiler::impl::ProfilerVoidEventStub* end) const override {
-    driver().synchronize_event(end->get());
-    return static_cast<float>(driver().elapsed_ms(start->get(), end->get()) * 1000.0);
+    try {
+      driver().synchronize_event(end->get());
+      return static_cast<float>(driver().elapsed_ms(start->get(), end->get()) * 1000.0);
+    } catch (const DriverError&) {
+      return 0.f;
+    }
   }
 
   void mark(const char*) const override {}

@@ -83,9 +83,12 @@ void give_back(int device, EventHandle e) {
   state().free_events[device].push_back(e);
 }
 
-void recycle(const Pending& p) {
-  give_back(p.device, p.start);
-  give_back(p.device, p.end);
+void recycle(const Pending& p) noexcept {
+  try {
+    give_back(p.device, p.start);
+    give_back(p.device, p.end);
+  } catch (...) {  // out of memory for the pool: the events are merely not reused
+  }
 }
 
 // Host time of the device's event clock: an event recorded on a stream with nothing queued
@@ -121,8 +124,9 @@ int stream_number(void* stream, int device) {
 namespace detail {
 
 Pending* begin(const char* name, void* stream, const unsigned grid[3], const unsigned block[3]) noexcept {
-  auto p = std::make_unique<Pending>();
+  std::unique_ptr<Pending> p;
   try {
+    p = std::make_unique<Pending>();
     p->name = name;
     p->stream = stream;
     p->correlation = t_correlation.current().empty() ? 0 : t_correlation.current().back();
@@ -136,7 +140,7 @@ Pending* begin(const char* name, void* stream, const unsigned grid[3], const uns
     driver().record_event(p->start, stream);
     return p.release();
   } catch (...) {
-    recycle(*p);
+    if (p) recycle(*p);
     return nullptr;
   }
 }
