@@ -8,9 +8,10 @@
 #include <utility>
 
 #include "driver.h"
+#include "kernels/launch_trace.h"
 
-namespace foo::runtime::kernel_trace {
-namespace detail {
+// The launch API's hook (kernels/launch_trace.h) is defined here, by the layer that times it.
+namespace foo::kernels::launch_trace::detail {
 std::atomic<bool> g_enabled{false};
 
 struct Pending {
@@ -19,13 +20,14 @@ struct Pending {
   void* stream = nullptr;
   uint64_t correlation = 0;
   int64_t launch_begin_ns = 0, launch_end_ns = 0;
-  EventHandle start = nullptr, end = nullptr;
+  foo::runtime::EventHandle start = nullptr, end = nullptr;
   unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
 };
-}  // namespace detail
+}  // namespace foo::kernels::launch_trace::detail
 
+namespace foo::runtime::kernel_trace {
 namespace {
-using detail::Pending;
+using foo::kernels::launch_trace::detail::Pending;
 
 int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -119,11 +121,7 @@ int stream_number(void* stream, int device) {
   return n;
 }
 
-}  // namespace
-
-namespace detail {
-
-Pending* begin(const char* name, void* stream, const unsigned grid[3], const unsigned block[3]) noexcept {
+Pending* begin_launch(const char* name, void* stream, const unsigned grid[3], const unsigned block[3]) noexcept {
   std::unique_ptr<Pending> p;
   try {
     p = std::make_unique<Pending>();
@@ -145,7 +143,7 @@ Pending* begin(const char* name, void* stream, const unsigned grid[3], const uns
   }
 }
 
-void end(Pending* raw, bool launched) noexcept {
+void end_launch(Pending* raw, bool launched) noexcept {
   std::unique_ptr<Pending> p(raw);
   try {
     if (launched) {
@@ -161,7 +159,20 @@ void end(Pending* raw, bool launched) noexcept {
   recycle(*p);
 }
 
-}  // namespace detail
+}  // namespace
+}  // namespace foo::runtime::kernel_trace
+
+namespace foo::kernels::launch_trace::detail {
+
+Pending* begin(const char* name, void* stream, const unsigned grid[3], const unsigned block[3]) noexcept {
+  return foo::runtime::kernel_trace::begin_launch(name, stream, grid, block);
+}
+
+void end(Pending* pending, bool launched) noexcept { foo::runtime::kernel_trace::end_launch(pending, launched); }
+
+}  // namespace foo::kernels::launch_trace::detail
+
+namespace foo::runtime::kernel_trace {
 
 void start() {
   {
@@ -173,10 +184,10 @@ void start() {
     state().launched.clear();
   }
   g_generation.fetch_add(1, std::memory_order_relaxed);
-  detail::g_enabled.store(true, std::memory_order_relaxed);
+  foo::kernels::launch_trace::detail::g_enabled.store(true, std::memory_order_relaxed);
 }
 
-void stop() { detail::g_enabled.store(false, std::memory_order_relaxed); }
+void stop() { foo::kernels::launch_trace::detail::g_enabled.store(false, std::memory_order_relaxed); }
 
 std::vector<KernelRecord> collect(std::vector<std::string>* errors) {
   std::vector<std::unique_ptr<Pending>> launched;

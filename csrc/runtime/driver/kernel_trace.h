@@ -1,47 +1,16 @@
 #pragma once
-// Device-side timing of kernel launches, for the profiler. Torch-free, so the launch API
-// (kernels/kernel.h, compiled by nvcc and as host C++) can call it; the torch-facing glue that
+// Device-side timing of kernel launches, for the profiler. Torch-free; the torch-facing glue that
 // hands the records to torch.profiler is runtime/profiler.cpp.
 //
-// Off unless a profiler session turned it on. Then every launch brackets its kernel with two
-// timing events on the kernel's own stream, so the device stamps them right before and after
-// the kernel: on sim the stream's worker thread runs the markers around the kernel task, on cuda
-// they are CUDA events. When off, a launch pays one relaxed atomic load (LaunchScope).
-#include <atomic>
+// While a session runs, the launch API's hook (kernels/launch_trace.h, defined in
+// kernel_trace.cpp) brackets every kernel with two timing events on the kernel's own stream, so
+// the device stamps them right before and after the kernel: on sim the stream's worker thread
+// runs the markers around the kernel task, on cuda they are CUDA events.
 #include <cstdint>
-#include <exception>
 #include <string>
 #include <vector>
 
 namespace foo::runtime::kernel_trace {
-
-namespace detail {
-extern std::atomic<bool> g_enabled;
-struct Pending;
-// nullptr when the launch cannot be traced (tracing never makes a launch fail).
-Pending* begin(const char* name, void* stream, const unsigned grid[3], const unsigned block[3]) noexcept;
-void end(Pending* pending, bool launched) noexcept;
-}  // namespace detail
-
-inline bool enabled() noexcept { return detail::g_enabled.load(std::memory_order_relaxed); }
-
-// Brackets one launch: construct it right before the launch, in the same scope. A launch that
-// throws (bad configuration) queued nothing and is not recorded.
-class LaunchScope {
- public:
-  LaunchScope(const char* name, void* stream, const unsigned grid[3], const unsigned block[3]) noexcept
-      : pending_(enabled() ? detail::begin(name, stream, grid, block) : nullptr),
-        exceptions_(pending_ ? std::uncaught_exceptions() : 0) {}
-  ~LaunchScope() {
-    if (pending_) detail::end(pending_, std::uncaught_exceptions() == exceptions_);
-  }
-  LaunchScope(const LaunchScope&) = delete;
-  LaunchScope& operator=(const LaunchScope&) = delete;
-
- private:
-  detail::Pending* pending_;
-  int exceptions_;
-};
 
 // One traced kernel. Times are nanoseconds of the system clock (CLOCK_REALTIME), the clock of
 // c10::getTime() that the profiler's CPU events use.

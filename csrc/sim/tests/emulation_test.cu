@@ -677,7 +677,8 @@ static void test_asynchrony() {
   CHECK(flag.read()[0] == 1);
 }
 
-// The profiler's device timing of launches (runtime/driver/kernel_trace.h): only while a session
+// The profiler's device timing of launches (runtime/driver/kernel_trace.h, through the launch
+// API's hook kernels/launch_trace.h): only while a session
 // runs, only launches that queued work, each with its op's correlation id and device times on the
 // host's system clock.
 static void test_kernel_trace() {
@@ -689,10 +690,10 @@ static void test_kernel_trace() {
 #endif
   Buffer<int> flag(1), out(256);
   sync();
-  CHECK(!kt::enabled());
+  CHECK(!foo::kernels::launch_trace::enabled());
   launch("emu::untraced", fill_index, dim3(1), dim3(32), 0, stream(), out.ptr);
   kt::start();
-  CHECK(kt::enabled());
+  CHECK(foo::kernels::launch_trace::enabled());
   kt::push_correlation(7);
   launch("emu::traced_spin", spin_then_flag, dim3(1), dim3(1), 0, stream(), ticks, flag.ptr);
   kt::push_correlation(8);  // a nested op
