@@ -1,6 +1,6 @@
 """torch.compile on foo: backend="aot_eager" for functions and modules, forward and backward,
 dynamic shapes and autocast; the default backend (Inductor) refuses foo graphs with an error
-that says to use aot_eager; Dynamo's device interface for foo (docs/profiler-compile-devicetests.md)."""
+that says to use aot_eager; Dynamo's device interface for foo (docs/torch-foo-vs-cuda.md §10)."""
 
 import pytest
 import torch

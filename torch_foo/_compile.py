@@ -1,4 +1,4 @@
-"""torch.compile on foo (docs/profiler-compile-devicetests.md).
+"""torch.compile on foo (docs/torch-foo-vs-cuda.md §10).
 
 - Dynamo gets foo's device interface (device switching, streams, events, synchronize,
   properties): it traces code that uses them and asks it about the device.
@@ -37,7 +37,7 @@ def _register_device_interface(device_interface):
 
         device = _foo.device
         Stream = _foo.Stream
-        Event = torch.Event  # a class (Dynamo needs one); torch.foo.Event is a factory of it
+        Event = torch.Event  # Dynamo needs the class; torch.foo.Event() returns these objects
 
         class Worker:
             """Device facts for compile workers, which must not start the device themselves:

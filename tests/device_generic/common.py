@@ -4,7 +4,7 @@ PyTorch's own machinery does the rest: instantiate_device_type_tests turns each 
 into a PrivateUse1TestBase subclass (TestXPRIVATEUSE1, tests named test_x_<op>_foo_<dtype>), and
 @ops / @modules / @optims draw cases from torch.testing._internal's op_db, module_db and optim_db.
 The covered subset and the expected failures are listed here, with reasons, and in
-docs/profiler-compile-devicetests.md.
+docs/torch-foo-vs-cuda.md §11.
 """
 
 import sys

@@ -80,7 +80,7 @@ class TestFakeTensor(FooTestCase):
     @ops(NATIVE_OPS, dtypes=OpDTypes.any_one)
     @skipOps(
         # The only dtype of this variant is complex; foo computes no complex dtype and raises
-        # NotImplementedError naming the op and dtype (docs/profiler-compile-devicetests.md).
+        # NotImplementedError naming the op and dtype (docs/torch-foo-vs-cuda.md §11).
         [xfail("nn.functional.silu", "complex")]
     )
     def test_fake_matches_real(self, device, dtype, op):
