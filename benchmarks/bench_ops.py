@@ -12,6 +12,7 @@ import statistics
 import time
 
 import torch
+import torch.nn.functional as F
 
 import torch_foo
 
@@ -61,6 +62,31 @@ def cases(scale: int, dtype: torch.dtype):
            lambda a: torch.softmax(a, dim=-1), 2 * rows * cols * esize, 0)
     yield (f"mm {m}x{m}x{m}", lambda d: (torch.randn(m, m, device=d).to(dtype), torch.randn(m, m, device=d).to(dtype)),
            lambda a, b: torch.mm(a, b), 3 * m * m * esize, 2 * m * m * m)
+    # CNN ops: a 3x3 convolution keeping 32 channels of a batch of 32x32 images (~scale/4 input
+    # elements), forward and forward + backward (input and weight gradients: three GEMMs), and
+    # layer norm over rows of 1024.
+    b, c, hw = max(scale // (4 * 32 * 32 * 32), 1), 32, 32
+    conv_flops = 2 * b * c * hw * hw * c * 9
+    conv_bytes = (2 * b * c * hw * hw + c * c * 9) * esize
+
+    def conv_inputs(d, grad=False):
+        x = torch.randn(b, c, hw, hw, device=d).to(dtype).requires_grad_(grad)
+        w = (torch.randn(c, c, 3, 3, device=d) / 17).to(dtype).requires_grad_(grad)
+        return (x, w, torch.randn(b, c, hw, hw, device=d).to(dtype)) if grad else (x, w)
+
+    yield (f"conv2d fwd {b}x{c}x{hw}x{hw} k3", conv_inputs, lambda x, w: F.conv2d(x, w, padding=1), conv_bytes, conv_flops)
+    yield (f"conv2d fwd+bwd {b}x{c}x{hw}x{hw} k3", lambda d: conv_inputs(d, grad=True),
+           lambda x, w, g: torch.autograd.grad(F.conv2d(x, w, padding=1), (x, w), g), 3 * conv_bytes, 3 * conv_flops)
+
+    def ln_inputs(d, grad=False):
+        x = torch.randn(rows, cols, device=d).to(dtype).requires_grad_(grad)
+        w, bias = torch.randn(cols, device=d).to(dtype).requires_grad_(grad), torch.randn(cols, device=d).to(dtype)
+        return (x, w, bias, torch.randn(rows, cols, device=d).to(dtype)) if grad else (x, w, bias)
+
+    yield ("layer_norm fwd", ln_inputs, lambda x, w, bias: F.layer_norm(x, (cols,), w, bias), 2 * rows * cols * esize, 0)
+    yield ("layer_norm fwd+bwd", lambda d: ln_inputs(d, grad=True),
+           lambda x, w, bias, g: torch.autograd.grad(F.layer_norm(x, (cols,), w, bias), (x, w), g),
+           5 * rows * cols * esize, 0)
 
 
 def overhead(device: str, min_seconds: float) -> float:

@@ -16,9 +16,12 @@ class Aten:
     functions: dict[str, NativeFunction]  # "add.out" -> NativeFunction
     groups: dict[str, NativeFunctionsGroup]  # any member's name -> its group
     tags: frozenset[str]
+    # Ops with a CUDA kernel of their own: for these a CompositeImplicitAutograd kernel only
+    # serves backends without one (e.g. _fused_rms_norm), so a foo kernel is reached too.
+    cuda_kernels: frozenset[str]
     # Ops with a CPU or CUDA kernel upstream: their `device_guard` flag describes a backend
     # kernel. An op upstream only has composite kernels says nothing about ours.
-    device_kernels: frozenset[str] = frozenset()
+    device_kernels: frozenset[str]
 
 
 def packaged_dir() -> str:
@@ -38,10 +41,9 @@ def load_aten() -> Aten:
             for f in g.functions():
                 groups[str(f.func.name)] = g
     tags = frozenset(parse_tags_yaml(os.path.join(d, "tags.yaml")))
-    device_kernels = frozenset(
-        name
-        for key in (DispatchKey.CPU, DispatchKey.CUDA)
-        for name, f in functions.items()
-        if parsed.backend_indices[key].has_kernel(f)
-    )
-    return Aten(functions, groups, tags, device_kernels)
+    def with_kernel(key: DispatchKey) -> frozenset[str]:
+        index = parsed.backend_indices[key]
+        return frozenset(name for name, f in functions.items() if index.has_kernel(f))
+
+    cuda_kernels = with_kernel(DispatchKey.CUDA)
+    return Aten(functions, groups, tags, cuda_kernels, cuda_kernels | with_kernel(DispatchKey.CPU))

@@ -130,7 +130,7 @@ def _lookup(op: str, line: int, path: str, aten: Aten) -> NativeFunction:
             else did_you_mean(op, aten.functions, "see torchgen/packaged/ATen/native/native_functions.yaml")
         )
         raise ManifestError(path, line, f"unknown aten op '{op}'", hint)
-    if f.has_composite_implicit_autograd_kernel:
+    if f.has_composite_implicit_autograd_kernel and op not in aten.cuda_kernels:
         raise ManifestError(
             path, line,
             f"aten op '{op}' is CompositeImplicitAutograd: it decomposes into other ops before reaching the foo backend",
@@ -286,7 +286,30 @@ def _pointwise(e: AtenEntry, f: NativeFunction, group: NativeFunctionsGroup | No
                     error(c.line, f"operand '{o.name}' is not a tensor argument of '{e.op}'",
                           did_you_mean(o.name, tensors, "tensor arguments: " + ", ".join(tensors)))
     scalars = tuple(Scalar(n, conversions.get(n, "compute"), opt) for n, opt in scalar_args)
+    for c in cases:
+        known = {o.name for o in c.inputs} | {n for n, _ in scalar_args} | {f"has_{n}" for n, opt in scalar_args if opt}
+        for _, text, at in c.formula:
+            _check_formula_names(text, known, lambda what, hint, at=at: error(at, what, hint))
     return PointwiseKernel(spec, f.func.name.name.base, cases, scalars, spec.iterator)
+
+
+# Names a formula may use besides its operands and scalars: the compute and element types, the
+# output type, and C++ words. Anything reached through `math::` or `.` is left to the compiler.
+_FORMULA_WORDS = frozenset({"M", "T", "Out"}) | CPP_KEYWORDS
+_FORMULA_NAME = re.compile(r"(?<![\w.:>])([A-Za-z_]\w*)(?!\s*(?:::|\w))")
+_FORMULA_LOCAL = re.compile(r"\b(?:M|T|auto|bool|float|double|int64_t|int)\s+([A-Za-z_]\w*)\s*=")
+
+
+def _check_formula_names(text: str, known: set[str], error) -> None:
+    """A formula naming something that is neither an operand, a scalar, `has_<scalar>` nor a local
+    it declares would fail in the compiler, far from the manifest; say so here."""
+    code = re.sub(r"//[^\n]*", "", text)
+    allowed = known | _FORMULA_WORDS | set(_FORMULA_LOCAL.findall(code))
+    for name in _FORMULA_NAME.findall(code):
+        if name not in allowed:
+            error(f"the formula uses '{name}', which is not an operand, scalar argument or local of the formula",
+                  did_you_mean(name, known, "operands and scalars: " + (", ".join(sorted(known)) or "none")
+                               + "; functions are math::<name> (kernels/math.cuh, kernels/formulas.cuh)"))
 
 
 # ---- custom ops -----------------------------------------------------------------------------

@@ -1873,6 +1873,1298 @@ op.impl(self, exponent, op.outputs_[0]);
 return std::move(op.outputs_[0]);
 }
 
+struct structured_max_pool2d_with_indices_out_out final : public ::foo::native::structured_max_pool2d_with_indices_out {
+    structured_max_pool2d_with_indices_out_out(Tensor& out0, Tensor& out1) : outputs_{ std::ref(out0), std::ref(out1) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 2> outputs_;
+    std::array<::std::optional<Tensor>, 2> proxy_outputs_;
+};
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_PrivateUse1_max_pool2d_with_indices_out_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, at::Tensor & out, at::Tensor & indices) {
+structured_max_pool2d_with_indices_out_out op(out, indices);
+op.meta(self, kernel_size, stride, padding, dilation, ceil_mode);
+op.impl(self, kernel_size, stride, padding, dilation, ceil_mode, op.maybe_get_output(0), op.maybe_get_output(1));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+if (op.proxy_outputs_[1].has_value()) op.outputs_[1].get().copy_(*op.proxy_outputs_[1]);
+return std::forward_as_tuple(out, indices);
+}
+
+struct structured_max_pool2d_with_indices_out_functional final : public ::foo::native::structured_max_pool2d_with_indices_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 2> outputs_;
+};
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_PrivateUse1_max_pool2d_with_indices(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode) {
+structured_max_pool2d_with_indices_out_functional op;
+op.meta(self, kernel_size, stride, padding, dilation, ceil_mode);
+op.impl(self, kernel_size, stride, padding, dilation, ceil_mode, op.outputs_[0], op.outputs_[1]);
+return std::make_tuple(std::move(op.outputs_[0]), std::move(op.outputs_[1]));
+}
+
+struct structured_max_pool2d_with_indices_backward_out_out final : public ::foo::native::structured_max_pool2d_with_indices_backward_out {
+    structured_max_pool2d_with_indices_backward_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_max_pool2d_with_indices_backward_out_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, at::Tensor & grad_input) {
+structured_max_pool2d_with_indices_backward_out_out op(grad_input);
+op.meta(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+op.impl(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return grad_input;
+}
+
+struct structured_max_pool2d_with_indices_backward_out_functional final : public ::foo::native::structured_max_pool2d_with_indices_backward_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_max_pool2d_with_indices_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices) {
+structured_max_pool2d_with_indices_backward_out_functional op;
+op.meta(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+op.impl(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_avg_pool2d_out_out final : public ::foo::native::structured_avg_pool2d_out {
+    structured_avg_pool2d_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_avg_pool2d_out_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & out) {
+structured_avg_pool2d_out_out op(out);
+auto precompute = op.meta(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+(void)precompute;
+op.impl(self, precompute.kH, precompute.kW, precompute.dH, precompute.dW, precompute.padH, precompute.padW, ceil_mode, count_include_pad, divisor_override, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_avg_pool2d_out_functional final : public ::foo::native::structured_avg_pool2d_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+structured_avg_pool2d_out_functional op;
+auto precompute = op.meta(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+(void)precompute;
+op.impl(self, precompute.kH, precompute.kW, precompute.dH, precompute.dW, precompute.padH, precompute.padW, ceil_mode, count_include_pad, divisor_override, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_avg_pool2d_backward_out_out final : public ::foo::native::structured_avg_pool2d_backward_out {
+    structured_avg_pool2d_backward_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_avg_pool2d_backward_out_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & grad_input) {
+structured_avg_pool2d_backward_out_out op(grad_input);
+op.meta(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+op.impl(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return grad_input;
+}
+
+struct structured_avg_pool2d_backward_out_functional final : public ::foo::native::structured_avg_pool2d_backward_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+structured_avg_pool2d_backward_out_functional op;
+op.meta(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+op.impl(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_adaptive_max_pool2d_out_out final : public ::foo::native::structured_adaptive_max_pool2d_out {
+    structured_adaptive_max_pool2d_out_out(Tensor& out0, Tensor& out1) : outputs_{ std::ref(out0), std::ref(out1) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 2> outputs_;
+    std::array<::std::optional<Tensor>, 2> proxy_outputs_;
+};
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_PrivateUse1_adaptive_max_pool2d_out_out(const at::Tensor & self, at::IntArrayRef output_size, at::Tensor & out, at::Tensor & indices) {
+structured_adaptive_max_pool2d_out_out op(out, indices);
+op.meta(self, output_size);
+op.impl(self, output_size, op.maybe_get_output(0), op.maybe_get_output(1));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+if (op.proxy_outputs_[1].has_value()) op.outputs_[1].get().copy_(*op.proxy_outputs_[1]);
+return std::forward_as_tuple(out, indices);
+}
+
+struct structured_adaptive_max_pool2d_out_functional final : public ::foo::native::structured_adaptive_max_pool2d_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 2> outputs_;
+};
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_PrivateUse1_adaptive_max_pool2d(const at::Tensor & self, at::IntArrayRef output_size) {
+structured_adaptive_max_pool2d_out_functional op;
+op.meta(self, output_size);
+op.impl(self, output_size, op.outputs_[0], op.outputs_[1]);
+return std::make_tuple(std::move(op.outputs_[0]), std::move(op.outputs_[1]));
+}
+
+struct structured_adaptive_max_pool2d_backward_out_out final : public ::foo::native::structured_adaptive_max_pool2d_backward_out {
+    structured_adaptive_max_pool2d_backward_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_adaptive_max_pool2d_backward_out_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices, at::Tensor & grad_input) {
+structured_adaptive_max_pool2d_backward_out_out op(grad_input);
+op.meta(grad_output, self, indices);
+op.impl(grad_output, self, indices, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return grad_input;
+}
+
+struct structured_adaptive_max_pool2d_backward_out_functional final : public ::foo::native::structured_adaptive_max_pool2d_backward_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_adaptive_max_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices) {
+structured_adaptive_max_pool2d_backward_out_functional op;
+op.meta(grad_output, self, indices);
+op.impl(grad_output, self, indices, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_upsample_nearest2d_out_out final : public ::foo::native::structured_upsample_nearest2d_out {
+    structured_upsample_nearest2d_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_upsample_nearest2d_out_out(const at::Tensor & self, at::IntArrayRef output_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & out) {
+structured_upsample_nearest2d_out_out op(out);
+op.meta(self, output_size, scales_h, scales_w);
+op.impl(self, output_size, scales_h, scales_w, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_upsample_nearest2d_out_functional final : public ::foo::native::structured_upsample_nearest2d_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_upsample_nearest2d(const at::Tensor & self, at::IntArrayRef output_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+structured_upsample_nearest2d_out_functional op;
+op.meta(self, output_size, scales_h, scales_w);
+op.impl(self, output_size, scales_h, scales_w, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_upsample_nearest2d_backward_out_out final : public ::foo::native::structured_upsample_nearest2d_backward_out {
+    structured_upsample_nearest2d_backward_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_upsample_nearest2d_backward_out_grad_input(const at::Tensor & grad_output, at::IntArrayRef output_size, at::IntArrayRef input_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & grad_input) {
+structured_upsample_nearest2d_backward_out_out op(grad_input);
+op.meta(grad_output, output_size, input_size, scales_h, scales_w);
+op.impl(grad_output, output_size, input_size, scales_h, scales_w, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return grad_input;
+}
+
+struct structured_upsample_nearest2d_backward_out_functional final : public ::foo::native::structured_upsample_nearest2d_backward_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_upsample_nearest2d_backward(const at::Tensor & grad_output, at::IntArrayRef output_size, at::IntArrayRef input_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+structured_upsample_nearest2d_backward_out_functional op;
+op.meta(grad_output, output_size, input_size, scales_h, scales_w);
+op.impl(grad_output, output_size, input_size, scales_h, scales_w, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_upsample_nearest1d_out_out final : public ::foo::native::structured_upsample_nearest1d_out {
+    structured_upsample_nearest1d_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_upsample_nearest1d_out_out(const at::Tensor & self, at::IntArrayRef output_size, ::std::optional<double> scales, at::Tensor & out) {
+structured_upsample_nearest1d_out_out op(out);
+op.meta(self, output_size, scales);
+op.impl(self, output_size, scales, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_upsample_nearest1d_out_functional final : public ::foo::native::structured_upsample_nearest1d_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_upsample_nearest1d(const at::Tensor & self, at::IntArrayRef output_size, ::std::optional<double> scales) {
+structured_upsample_nearest1d_out_functional op;
+op.meta(self, output_size, scales);
+op.impl(self, output_size, scales, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_upsample_nearest1d_backward_out_out final : public ::foo::native::structured_upsample_nearest1d_backward_out {
+    structured_upsample_nearest1d_backward_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_upsample_nearest1d_backward_out_grad_input(const at::Tensor & grad_output, at::IntArrayRef output_size, at::IntArrayRef input_size, ::std::optional<double> scales, at::Tensor & grad_input) {
+structured_upsample_nearest1d_backward_out_out op(grad_input);
+op.meta(grad_output, output_size, input_size, scales);
+op.impl(grad_output, output_size, input_size, scales, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return grad_input;
+}
+
+struct structured_upsample_nearest1d_backward_out_functional final : public ::foo::native::structured_upsample_nearest1d_backward_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_upsample_nearest1d_backward(const at::Tensor & grad_output, at::IntArrayRef output_size, at::IntArrayRef input_size, ::std::optional<double> scales) {
+structured_upsample_nearest1d_backward_out_functional op;
+op.meta(grad_output, output_size, input_size, scales);
+op.impl(grad_output, output_size, input_size, scales, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_upsample_linear1d_out_out final : public ::foo::native::structured_upsample_linear1d_out {
+    structured_upsample_linear1d_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_upsample_linear1d_out_out(const at::Tensor & self, at::IntArrayRef output_size, bool align_corners, ::std::optional<double> scales, at::Tensor & out) {
+structured_upsample_linear1d_out_out op(out);
+op.meta(self, output_size, align_corners, scales);
+op.impl(self, output_size, align_corners, scales, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_upsample_linear1d_out_functional final : public ::foo::native::structured_upsample_linear1d_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_upsample_linear1d(const at::Tensor & self, at::IntArrayRef output_size, bool align_corners, ::std::optional<double> scales) {
+structured_upsample_linear1d_out_functional op;
+op.meta(self, output_size, align_corners, scales);
+op.impl(self, output_size, align_corners, scales, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_upsample_linear1d_backward_out_out final : public ::foo::native::structured_upsample_linear1d_backward_out {
+    structured_upsample_linear1d_backward_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_upsample_linear1d_backward_out_grad_input(const at::Tensor & grad_output, at::IntArrayRef output_size, at::IntArrayRef input_size, bool align_corners, ::std::optional<double> scales, at::Tensor & grad_input) {
+structured_upsample_linear1d_backward_out_out op(grad_input);
+op.meta(grad_output, output_size, input_size, align_corners, scales);
+op.impl(grad_output, output_size, input_size, align_corners, scales, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return grad_input;
+}
+
+struct structured_upsample_linear1d_backward_out_functional final : public ::foo::native::structured_upsample_linear1d_backward_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_upsample_linear1d_backward(const at::Tensor & grad_output, at::IntArrayRef output_size, at::IntArrayRef input_size, bool align_corners, ::std::optional<double> scales) {
+structured_upsample_linear1d_backward_out_functional op;
+op.meta(grad_output, output_size, input_size, align_corners, scales);
+op.impl(grad_output, output_size, input_size, align_corners, scales, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_upsample_bilinear2d_out_out final : public ::foo::native::structured_upsample_bilinear2d_out {
+    structured_upsample_bilinear2d_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_upsample_bilinear2d_out_out(const at::Tensor & self, at::IntArrayRef output_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & out) {
+structured_upsample_bilinear2d_out_out op(out);
+op.meta(self, output_size, align_corners, scales_h, scales_w);
+op.impl(self, output_size, align_corners, scales_h, scales_w, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_upsample_bilinear2d_out_functional final : public ::foo::native::structured_upsample_bilinear2d_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_upsample_bilinear2d(const at::Tensor & self, at::IntArrayRef output_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+structured_upsample_bilinear2d_out_functional op;
+op.meta(self, output_size, align_corners, scales_h, scales_w);
+op.impl(self, output_size, align_corners, scales_h, scales_w, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_upsample_bilinear2d_backward_out_out final : public ::foo::native::structured_upsample_bilinear2d_backward_out {
+    structured_upsample_bilinear2d_backward_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_upsample_bilinear2d_backward_out_grad_input(const at::Tensor & grad_output, at::IntArrayRef output_size, at::IntArrayRef input_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & grad_input) {
+structured_upsample_bilinear2d_backward_out_out op(grad_input);
+op.meta(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
+op.impl(grad_output, output_size, input_size, align_corners, scales_h, scales_w, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return grad_input;
+}
+
+struct structured_upsample_bilinear2d_backward_out_functional final : public ::foo::native::structured_upsample_bilinear2d_backward_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_upsample_bilinear2d_backward(const at::Tensor & grad_output, at::IntArrayRef output_size, at::IntArrayRef input_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+structured_upsample_bilinear2d_backward_out_functional op;
+op.meta(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
+op.impl(grad_output, output_size, input_size, align_corners, scales_h, scales_w, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
 }  // namespace
 }  // namespace at
 
@@ -1968,6 +3260,13 @@ at::Tensor & wrapper_set_(at::Tensor & self) {
   check_device("aten::set_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
   return foo::native::set_empty(self);
+}
+
+void wrapper_record_stream(at::Tensor & self, at::Stream s) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::record_stream", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::record_stream(self, s);
 }
 
 at::Tensor & wrapper_normal_(at::Tensor & self, double mean, double std, ::std::optional<at::Generator> generator) {
@@ -2612,6 +3911,448 @@ at::Tensor & wrapper_masked_fill__Tensor(at::Tensor & self, const at::Tensor & m
   return foo::native::masked_fill_tensor_(self, mask, value);
 }
 
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_layer_norm(const at::Tensor & input, c10::SymIntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, double eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_layer_norm", "input", input, common_device_, false);
+  check_device("aten::native_layer_norm", "weight", weight, common_device_, false);
+  check_device("aten::native_layer_norm", "bias", bias, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_layer_norm(input, C10_AS_INTARRAYREF_SLOW(normalized_shape), weight, bias, eps);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_layer_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, c10::SymIntArrayRef normalized_shape, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, ::std::array<bool,3> output_mask) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_layer_norm_backward", "grad_out", grad_out, common_device_, false);
+  check_device("aten::native_layer_norm_backward", "input", input, common_device_, false);
+  check_device("aten::native_layer_norm_backward", "mean", mean, common_device_, false);
+  check_device("aten::native_layer_norm_backward", "rstd", rstd, common_device_, false);
+  check_device("aten::native_layer_norm_backward", "weight", weight, common_device_, false);
+  check_device("aten::native_layer_norm_backward", "bias", bias, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_layer_norm_backward(grad_out, input, C10_AS_INTARRAYREF_SLOW(normalized_shape), mean, rstd, weight, bias, output_mask);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper__fused_rms_norm(const at::Tensor & input, at::IntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, ::std::optional<double> eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_fused_rms_norm", "input", input, common_device_, false);
+  check_device("aten::_fused_rms_norm", "weight", weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::fused_rms_norm(input, normalized_shape, weight, eps);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper__fused_rms_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, at::IntArrayRef normalized_shape, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, ::std::array<bool,2> output_mask) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_fused_rms_norm_backward", "grad_out", grad_out, common_device_, false);
+  check_device("aten::_fused_rms_norm_backward", "input", input, common_device_, false);
+  check_device("aten::_fused_rms_norm_backward", "rstd", rstd, common_device_, false);
+  check_device("aten::_fused_rms_norm_backward", "weight", weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::fused_rms_norm_backward(grad_out, input, normalized_shape, rstd, weight, output_mask);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_group_norm(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, c10::SymInt N, c10::SymInt C, c10::SymInt HxW, int64_t group, double eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_group_norm", "input", input, common_device_, false);
+  check_device("aten::native_group_norm", "weight", weight, common_device_, false);
+  check_device("aten::native_group_norm", "bias", bias, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_group_norm(input, weight, bias, N.guard_int(__FILE__, __LINE__), C.guard_int(__FILE__, __LINE__), HxW.guard_int(__FILE__, __LINE__), group, eps);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_group_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, c10::SymInt N, c10::SymInt C, c10::SymInt HxW, int64_t group, ::std::array<bool,3> output_mask) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_group_norm_backward", "grad_out", grad_out, common_device_, false);
+  check_device("aten::native_group_norm_backward", "input", input, common_device_, false);
+  check_device("aten::native_group_norm_backward", "mean", mean, common_device_, false);
+  check_device("aten::native_group_norm_backward", "rstd", rstd, common_device_, false);
+  check_device("aten::native_group_norm_backward", "weight", weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_group_norm_backward(grad_out, input, mean, rstd, weight, N.guard_int(__FILE__, __LINE__), C.guard_int(__FILE__, __LINE__), HxW.guard_int(__FILE__, __LINE__), group, output_mask);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper_native_batch_norm_out(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps, at::Tensor & out, at::Tensor & save_mean, at::Tensor & save_invstd) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_batch_norm.out", "input", input, common_device_, false);
+  check_device("aten::native_batch_norm.out", "weight", weight, common_device_, false);
+  check_device("aten::native_batch_norm.out", "bias", bias, common_device_, false);
+  check_device("aten::native_batch_norm.out", "running_mean", running_mean, common_device_, false);
+  check_device("aten::native_batch_norm.out", "running_var", running_var, common_device_, false);
+  check_device("aten::native_batch_norm.out", "out", out, common_device_, false);
+  check_device("aten::native_batch_norm.out", "save_mean", save_mean, common_device_, false);
+  check_device("aten::native_batch_norm.out", "save_invstd", save_invstd, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_batch_norm(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_batch_norm", "input", input, common_device_, false);
+  check_device("aten::native_batch_norm", "weight", weight, common_device_, false);
+  check_device("aten::native_batch_norm", "bias", bias, common_device_, false);
+  check_device("aten::native_batch_norm", "running_mean", running_mean, common_device_, false);
+  check_device("aten::native_batch_norm", "running_var", running_var, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  at::Tensor save_mean;  // undefined: the out kernel allocates it
+  at::Tensor save_invstd;  // undefined: the out kernel allocates it
+  foo::native::native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd);
+  return ::std::tuple<at::Tensor,at::Tensor,at::Tensor>(out, save_mean, save_invstd);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper__native_batch_norm_legit(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, at::Tensor & running_mean, at::Tensor & running_var, bool training, double momentum, double eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_native_batch_norm_legit", "input", input, common_device_, false);
+  check_device("aten::_native_batch_norm_legit", "weight", weight, common_device_, false);
+  check_device("aten::_native_batch_norm_legit", "bias", bias, common_device_, false);
+  check_device("aten::_native_batch_norm_legit", "running_mean", running_mean, common_device_, false);
+  check_device("aten::_native_batch_norm_legit", "running_var", running_var, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_batch_norm_legit(input, weight, bias, running_mean, running_var, training, momentum, eps);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper__native_batch_norm_legit_out(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, at::Tensor & running_mean, at::Tensor & running_var, bool training, double momentum, double eps, at::Tensor & out, at::Tensor & save_mean, at::Tensor & save_invstd) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_native_batch_norm_legit.out", "input", input, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.out", "weight", weight, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.out", "bias", bias, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.out", "running_mean", running_mean, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.out", "running_var", running_var, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.out", "out", out, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.out", "save_mean", save_mean, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.out", "save_invstd", save_invstd, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_batch_norm_legit_out(input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper__native_batch_norm_legit_no_stats(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, bool training, double momentum, double eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_native_batch_norm_legit.no_stats", "input", input, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.no_stats", "weight", weight, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.no_stats", "bias", bias, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_batch_norm_legit_no_stats(input, weight, bias, training, momentum, eps);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper__native_batch_norm_legit_no_stats_out(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, bool training, double momentum, double eps, at::Tensor & out, at::Tensor & save_mean, at::Tensor & save_invstd) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_native_batch_norm_legit.no_stats_out", "input", input, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.no_stats_out", "weight", weight, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.no_stats_out", "bias", bias, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.no_stats_out", "out", out, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.no_stats_out", "save_mean", save_mean, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.no_stats_out", "save_invstd", save_invstd, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_batch_norm_legit_no_stats_out(input, weight, bias, training, momentum, eps, out, save_mean, save_invstd);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor> wrapper__batch_norm_with_update(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, at::Tensor & running_mean, at::Tensor & running_var, double momentum, double eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_batch_norm_with_update", "input", input, common_device_, false);
+  check_device("aten::_batch_norm_with_update", "weight", weight, common_device_, false);
+  check_device("aten::_batch_norm_with_update", "bias", bias, common_device_, false);
+  check_device("aten::_batch_norm_with_update", "running_mean", running_mean, common_device_, false);
+  check_device("aten::_batch_norm_with_update", "running_var", running_var, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::batch_norm_with_update(input, weight, bias, running_mean, running_var, momentum, eps);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &,at::Tensor &> wrapper__batch_norm_with_update_out(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, at::Tensor & running_mean, at::Tensor & running_var, double momentum, double eps, at::Tensor & out, at::Tensor & save_mean, at::Tensor & save_invstd, at::Tensor & reserve) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_batch_norm_with_update.out", "input", input, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "weight", weight, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "bias", bias, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "running_mean", running_mean, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "running_var", running_var, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "out", out, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "save_mean", save_mean, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "save_invstd", save_invstd, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "reserve", reserve, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::batch_norm_with_update_out(input, weight, bias, running_mean, running_var, momentum, eps, out, save_mean, save_invstd, reserve);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_batch_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_invstd, bool train, double eps, ::std::array<bool,3> output_mask) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_batch_norm_backward", "grad_out", grad_out, common_device_, false);
+  check_device("aten::native_batch_norm_backward", "input", input, common_device_, false);
+  check_device("aten::native_batch_norm_backward", "weight", weight, common_device_, false);
+  check_device("aten::native_batch_norm_backward", "running_mean", running_mean, common_device_, false);
+  check_device("aten::native_batch_norm_backward", "running_var", running_var, common_device_, false);
+  check_device("aten::native_batch_norm_backward", "save_mean", save_mean, common_device_, false);
+  check_device("aten::native_batch_norm_backward", "save_invstd", save_invstd, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_batch_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_var, bool update, double eps, ::std::array<bool,3> output_mask, const at::Tensor & reserve) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::batch_norm_backward", "grad_out", grad_out, common_device_, false);
+  check_device("aten::batch_norm_backward", "input", input, common_device_, false);
+  check_device("aten::batch_norm_backward", "weight", weight, common_device_, false);
+  check_device("aten::batch_norm_backward", "running_mean", running_mean, common_device_, false);
+  check_device("aten::batch_norm_backward", "running_var", running_var, common_device_, false);
+  check_device("aten::batch_norm_backward", "save_mean", save_mean, common_device_, false);
+  check_device("aten::batch_norm_backward", "save_var", save_var, common_device_, false);
+  check_device("aten::batch_norm_backward", "reserve", reserve, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_var, update, eps, output_mask, reserve);
+}
+
+at::Tensor wrapper_convolution_overrideable(const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation, bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::convolution_overrideable", "input", input, common_device_, false);
+  check_device("aten::convolution_overrideable", "weight", weight, common_device_, false);
+  check_device("aten::convolution_overrideable", "bias", bias, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::convolution_overrideable(input, weight, bias, C10_AS_INTARRAYREF_SLOW(stride), C10_AS_INTARRAYREF_SLOW(padding), C10_AS_INTARRAYREF_SLOW(dilation), transposed, C10_AS_INTARRAYREF_SLOW(output_padding), groups.guard_int(__FILE__, __LINE__));
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_convolution_backward_overrideable(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation, bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups, ::std::array<bool,3> output_mask) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::convolution_backward_overrideable", "grad_output", grad_output, common_device_, false);
+  check_device("aten::convolution_backward_overrideable", "input", input, common_device_, false);
+  check_device("aten::convolution_backward_overrideable", "weight", weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::convolution_backward_overrideable(grad_output, input, weight, C10_AS_INTARRAYREF_SLOW(stride), C10_AS_INTARRAYREF_SLOW(padding), C10_AS_INTARRAYREF_SLOW(dilation), transposed, C10_AS_INTARRAYREF_SLOW(output_padding), groups.guard_int(__FILE__, __LINE__), output_mask);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_max_pool2d_with_indices_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, at::Tensor & out, at::Tensor & indices) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::max_pool2d_with_indices.out", "self", self, common_device_, false);
+  check_device("aten::max_pool2d_with_indices.out", "out", out, common_device_, false);
+  check_device("aten::max_pool2d_with_indices.out", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_max_pool2d_with_indices_out_out(self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_max_pool2d_with_indices(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::max_pool2d_with_indices", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode);
+}
+
+at::Tensor & wrapper_max_pool2d_with_indices_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::max_pool2d_with_indices_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::max_pool2d_with_indices_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::max_pool2d_with_indices_backward.grad_input", "indices", indices, common_device_, false);
+  check_device("aten::max_pool2d_with_indices_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_max_pool2d_with_indices_backward_out_grad_input(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, grad_input);
+}
+
+at::Tensor wrapper_max_pool2d_with_indices_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::max_pool2d_with_indices_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::max_pool2d_with_indices_backward", "self", self, common_device_, false);
+  check_device("aten::max_pool2d_with_indices_backward", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+}
+
+at::Tensor & wrapper_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::avg_pool2d.out", "self", self, common_device_, false);
+  check_device("aten::avg_pool2d.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_avg_pool2d_out_out(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+}
+
+at::Tensor wrapper_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::avg_pool2d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+}
+
+at::Tensor & wrapper_avg_pool2d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::avg_pool2d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::avg_pool2d_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::avg_pool2d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_avg_pool2d_backward_out_grad_input(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);
+}
+
+at::Tensor wrapper_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::avg_pool2d_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::avg_pool2d_backward", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+}
+
+at::Tensor wrapper__adaptive_avg_pool2d(const at::Tensor & self, c10::SymIntArrayRef output_size) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_adaptive_avg_pool2d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::adaptive_avg_pool2d(self, C10_AS_INTARRAYREF_SLOW(output_size));
+}
+
+at::Tensor wrapper__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_adaptive_avg_pool2d_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::_adaptive_avg_pool2d_backward", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::adaptive_avg_pool2d_backward(grad_output, self);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_adaptive_max_pool2d_out(const at::Tensor & self, at::IntArrayRef output_size, at::Tensor & out, at::Tensor & indices) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::adaptive_max_pool2d.out", "self", self, common_device_, false);
+  check_device("aten::adaptive_max_pool2d.out", "out", out, common_device_, false);
+  check_device("aten::adaptive_max_pool2d.out", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_adaptive_max_pool2d_out_out(self, output_size, out, indices);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_adaptive_max_pool2d(const at::Tensor & self, at::IntArrayRef output_size) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::adaptive_max_pool2d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_adaptive_max_pool2d(self, output_size);
+}
+
+at::Tensor & wrapper_adaptive_max_pool2d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::adaptive_max_pool2d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::adaptive_max_pool2d_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::adaptive_max_pool2d_backward.grad_input", "indices", indices, common_device_, false);
+  check_device("aten::adaptive_max_pool2d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_adaptive_max_pool2d_backward_out_grad_input(grad_output, self, indices, grad_input);
+}
+
+at::Tensor wrapper_adaptive_max_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::adaptive_max_pool2d_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::adaptive_max_pool2d_backward", "self", self, common_device_, false);
+  check_device("aten::adaptive_max_pool2d_backward", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_adaptive_max_pool2d_backward(grad_output, self, indices);
+}
+
+at::Tensor & wrapper_upsample_nearest2d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest2d.out", "self", self, common_device_, false);
+  check_device("aten::upsample_nearest2d.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_upsample_nearest2d_out_out(self, C10_AS_INTARRAYREF_SLOW(output_size), scales_h, scales_w, out);
+}
+
+at::Tensor wrapper_upsample_nearest2d(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest2d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_upsample_nearest2d(self, C10_AS_INTARRAYREF_SLOW(output_size), scales_h, scales_w);
+}
+
+at::Tensor & wrapper_upsample_nearest2d_backward_grad_input(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest2d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::upsample_nearest2d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_upsample_nearest2d_backward_out_grad_input(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), scales_h, scales_w, grad_input);
+}
+
+at::Tensor wrapper_upsample_nearest2d_backward(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest2d_backward", "grad_output", grad_output, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_upsample_nearest2d_backward(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), scales_h, scales_w);
+}
+
+at::Tensor & wrapper_upsample_nearest1d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest1d.out", "self", self, common_device_, false);
+  check_device("aten::upsample_nearest1d.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_upsample_nearest1d_out_out(self, C10_AS_INTARRAYREF_SLOW(output_size), scales, out);
+}
+
+at::Tensor wrapper_upsample_nearest1d(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest1d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_upsample_nearest1d(self, C10_AS_INTARRAYREF_SLOW(output_size), scales);
+}
+
+at::Tensor & wrapper_upsample_nearest1d_backward_grad_input(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, ::std::optional<double> scales, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest1d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::upsample_nearest1d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_upsample_nearest1d_backward_out_grad_input(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), scales, grad_input);
+}
+
+at::Tensor wrapper_upsample_nearest1d_backward(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, ::std::optional<double> scales) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest1d_backward", "grad_output", grad_output, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_upsample_nearest1d_backward(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), scales);
+}
+
+at::Tensor & wrapper_upsample_linear1d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, bool align_corners, ::std::optional<double> scales, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_linear1d.out", "self", self, common_device_, false);
+  check_device("aten::upsample_linear1d.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_upsample_linear1d_out_out(self, C10_AS_INTARRAYREF_SLOW(output_size), align_corners, scales, out);
+}
+
+at::Tensor wrapper_upsample_linear1d(const at::Tensor & self, c10::SymIntArrayRef output_size, bool align_corners, ::std::optional<double> scales) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_linear1d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_upsample_linear1d(self, C10_AS_INTARRAYREF_SLOW(output_size), align_corners, scales);
+}
+
+at::Tensor & wrapper_upsample_linear1d_backward_grad_input(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, bool align_corners, ::std::optional<double> scales, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_linear1d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::upsample_linear1d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_upsample_linear1d_backward_out_grad_input(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), align_corners, scales, grad_input);
+}
+
+at::Tensor wrapper_upsample_linear1d_backward(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, bool align_corners, ::std::optional<double> scales) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_linear1d_backward", "grad_output", grad_output, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_upsample_linear1d_backward(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), align_corners, scales);
+}
+
+at::Tensor & wrapper_upsample_bilinear2d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_bilinear2d.out", "self", self, common_device_, false);
+  check_device("aten::upsample_bilinear2d.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_upsample_bilinear2d_out_out(self, C10_AS_INTARRAYREF_SLOW(output_size), align_corners, scales_h, scales_w, out);
+}
+
+at::Tensor wrapper_upsample_bilinear2d(const at::Tensor & self, c10::SymIntArrayRef output_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_bilinear2d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_upsample_bilinear2d(self, C10_AS_INTARRAYREF_SLOW(output_size), align_corners, scales_h, scales_w);
+}
+
+at::Tensor & wrapper_upsample_bilinear2d_backward_grad_input(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_bilinear2d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::upsample_bilinear2d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_upsample_bilinear2d_backward_out_grad_input(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), align_corners, scales_h, scales_w, grad_input);
+}
+
+at::Tensor wrapper_upsample_bilinear2d_backward(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_bilinear2d_backward", "grad_output", grad_output, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_upsample_bilinear2d_backward(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), align_corners, scales_h, scales_w);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -2628,6 +4369,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("set_.source_Storage", TORCH_FN(wrapper_set__source_Storage));
   m.impl("set_.source_Storage_storage_offset", TORCH_FN(wrapper_set__source_Storage_storage_offset));
   m.impl("set_", TORCH_FN(wrapper_set_));
+  m.impl("record_stream", TORCH_FN(wrapper_record_stream));
   m.impl("normal_", TORCH_FN(wrapper_normal_));
   m.impl("uniform_", TORCH_FN(wrapper_uniform_));
   m.impl("bernoulli_.float", TORCH_FN(wrapper_bernoulli__float));
@@ -2703,4 +4445,52 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("where.self", TORCH_FN(wrapper_where_self));
   m.impl("masked_fill_.Scalar", TORCH_FN(wrapper_masked_fill__Scalar));
   m.impl("masked_fill_.Tensor", TORCH_FN(wrapper_masked_fill__Tensor));
+  m.impl("native_layer_norm", TORCH_FN(wrapper_native_layer_norm));
+  m.impl("native_layer_norm_backward", TORCH_FN(wrapper_native_layer_norm_backward));
+  m.impl("_fused_rms_norm", TORCH_FN(wrapper__fused_rms_norm));
+  m.impl("_fused_rms_norm_backward", TORCH_FN(wrapper__fused_rms_norm_backward));
+  m.impl("native_group_norm", TORCH_FN(wrapper_native_group_norm));
+  m.impl("native_group_norm_backward", TORCH_FN(wrapper_native_group_norm_backward));
+  m.impl("native_batch_norm.out", TORCH_FN(wrapper_native_batch_norm_out));
+  m.impl("native_batch_norm", TORCH_FN(wrapper_native_batch_norm));
+  m.impl("_native_batch_norm_legit", TORCH_FN(wrapper__native_batch_norm_legit));
+  m.impl("_native_batch_norm_legit.out", TORCH_FN(wrapper__native_batch_norm_legit_out));
+  m.impl("_native_batch_norm_legit.no_stats", TORCH_FN(wrapper__native_batch_norm_legit_no_stats));
+  m.impl("_native_batch_norm_legit.no_stats_out", TORCH_FN(wrapper__native_batch_norm_legit_no_stats_out));
+  m.impl("_batch_norm_with_update", TORCH_FN(wrapper__batch_norm_with_update));
+  m.impl("_batch_norm_with_update.out", TORCH_FN(wrapper__batch_norm_with_update_out));
+  m.impl("native_batch_norm_backward", TORCH_FN(wrapper_native_batch_norm_backward));
+  m.impl("batch_norm_backward", TORCH_FN(wrapper_batch_norm_backward));
+  m.impl("convolution_overrideable", TORCH_FN(wrapper_convolution_overrideable));
+  m.impl("convolution_backward_overrideable", TORCH_FN(wrapper_convolution_backward_overrideable));
+  m.impl("max_pool2d_with_indices.out", TORCH_FN(wrapper_max_pool2d_with_indices_out));
+  m.impl("max_pool2d_with_indices", TORCH_FN(wrapper_max_pool2d_with_indices));
+  m.impl("max_pool2d_with_indices_backward.grad_input", TORCH_FN(wrapper_max_pool2d_with_indices_backward_grad_input));
+  m.impl("max_pool2d_with_indices_backward", TORCH_FN(wrapper_max_pool2d_with_indices_backward));
+  m.impl("avg_pool2d.out", TORCH_FN(wrapper_avg_pool2d_out));
+  m.impl("avg_pool2d", TORCH_FN(wrapper_avg_pool2d));
+  m.impl("avg_pool2d_backward.grad_input", TORCH_FN(wrapper_avg_pool2d_backward_grad_input));
+  m.impl("avg_pool2d_backward", TORCH_FN(wrapper_avg_pool2d_backward));
+  m.impl("_adaptive_avg_pool2d", TORCH_FN(wrapper__adaptive_avg_pool2d));
+  m.impl("_adaptive_avg_pool2d_backward", TORCH_FN(wrapper__adaptive_avg_pool2d_backward));
+  m.impl("adaptive_max_pool2d.out", TORCH_FN(wrapper_adaptive_max_pool2d_out));
+  m.impl("adaptive_max_pool2d", TORCH_FN(wrapper_adaptive_max_pool2d));
+  m.impl("adaptive_max_pool2d_backward.grad_input", TORCH_FN(wrapper_adaptive_max_pool2d_backward_grad_input));
+  m.impl("adaptive_max_pool2d_backward", TORCH_FN(wrapper_adaptive_max_pool2d_backward));
+  m.impl("upsample_nearest2d.out", TORCH_FN(wrapper_upsample_nearest2d_out));
+  m.impl("upsample_nearest2d", TORCH_FN(wrapper_upsample_nearest2d));
+  m.impl("upsample_nearest2d_backward.grad_input", TORCH_FN(wrapper_upsample_nearest2d_backward_grad_input));
+  m.impl("upsample_nearest2d_backward", TORCH_FN(wrapper_upsample_nearest2d_backward));
+  m.impl("upsample_nearest1d.out", TORCH_FN(wrapper_upsample_nearest1d_out));
+  m.impl("upsample_nearest1d", TORCH_FN(wrapper_upsample_nearest1d));
+  m.impl("upsample_nearest1d_backward.grad_input", TORCH_FN(wrapper_upsample_nearest1d_backward_grad_input));
+  m.impl("upsample_nearest1d_backward", TORCH_FN(wrapper_upsample_nearest1d_backward));
+  m.impl("upsample_linear1d.out", TORCH_FN(wrapper_upsample_linear1d_out));
+  m.impl("upsample_linear1d", TORCH_FN(wrapper_upsample_linear1d));
+  m.impl("upsample_linear1d_backward.grad_input", TORCH_FN(wrapper_upsample_linear1d_backward_grad_input));
+  m.impl("upsample_linear1d_backward", TORCH_FN(wrapper_upsample_linear1d_backward));
+  m.impl("upsample_bilinear2d.out", TORCH_FN(wrapper_upsample_bilinear2d_out));
+  m.impl("upsample_bilinear2d", TORCH_FN(wrapper_upsample_bilinear2d));
+  m.impl("upsample_bilinear2d_backward.grad_input", TORCH_FN(wrapper_upsample_bilinear2d_backward_grad_input));
+  m.impl("upsample_bilinear2d_backward", TORCH_FN(wrapper_upsample_bilinear2d_backward));
 }

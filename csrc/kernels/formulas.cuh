@@ -3,6 +3,8 @@
 // cannot say: integer arithmetic that must wrap or never trap, and the CPU's own formulas
 // (NaN rules, fused steps, rounding to T between steps) that results must match bit for bit.
 // Each takes and returns the compute type M (opmath_t<T>: float for 16-bit floats).
+#include <cfloat>
+#include <cmath>
 #include <type_traits>
 
 #include "kernels/dtype.h"
@@ -147,6 +149,28 @@ __device__ __forceinline__ M lerp(M self, M end, M weight) {
 template <typename T, typename M>
 __device__ __forceinline__ M round_to(M v) {
   return static_cast<M>(cast<T>(v));
+}
+
+// x is +inf / -inf (torch.isposinf, isneginf, nan_to_num); integers have neither.
+template <typename M>
+__device__ __forceinline__ bool is_posinf(M x) {
+  if constexpr (std::is_floating_point_v<M>) return x == M(INFINITY);
+  else return false;
+}
+template <typename M>
+__device__ __forceinline__ bool is_neginf(M x) {
+  if constexpr (std::is_floating_point_v<M>) return x == M(-INFINITY);
+  else return false;
+}
+
+// The largest finite value of the element type T, in the compute type M: what nan_to_num puts
+// for +inf by default (its negation, the lowest value, for -inf), as numeric_limits<T>::max().
+template <typename T, typename M>
+__device__ __forceinline__ M finite_max() {
+  if constexpr (std::is_same_v<T, half_t>) return M(0x1.FFCp15f);         // 65504
+  else if constexpr (std::is_same_v<T, bfloat16_t>) return M(0x1.FEp127f);  // 3.3895e38
+  else if constexpr (std::is_same_v<T, float>) return M(FLT_MAX);
+  else return M(DBL_MAX);
 }
 
 }  // namespace foo::kernels::FOO_TARGET::math

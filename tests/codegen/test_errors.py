@@ -67,6 +67,15 @@ CASES = {
     "pointwise_unknown_scalar": ("aten:\n  - op: add.out\n    kernel: k\n    pointwise: {dtypes: all, scalars: {alhpa: element}, formula: x}\n", 4, ["'alhpa' is not a scalar argument"], ["did you mean 'alpha'"]),
     "pointwise_bad_output": (EXP + "    pointwise: {dtypes: all, output: boolean, formula: x}\n", 4, ["unknown output dtype 'boolean'"], ["output: bool"]),
     "pointwise_repeated_operand": (EXP + "    pointwise: {dtypes: all, inputs: [self, self], formula: x}\n", 4, ["operand names repeat"], ["its own name"]),
+    "pointwise_formula_unknown_name": (EXP + "    pointwise: {dtypes: floating, formula: \"math::exp(slef)\"}\n", 4, ["uses 'slef'", "not an operand"], ["did you mean 'self'"]),
+    "pointwise_formula_unknown_name_in_block": (
+        "aten:\n  - op: add.out\n    kernel: k\n    pointwise:\n      dtypes: all\n      formula: |\n        const M y = self + alpah * other;\n        return y;\n",
+        7, ["uses 'alpah'"], ["did you mean 'alpha'"],
+    ),
+    "pointwise_formula_has_of_required_scalar": (
+        "aten:\n  - op: add.out\n    kernel: k\n    pointwise: {dtypes: all, formula: \"has_alpha ? self : other\"}\n", 4,
+        ["uses 'has_alpha'"], ["did you mean 'alpha'"],
+    ),
     "tags_not_list": (AXPBY + "    tags: pointwise\n", 4, ["'tags' must be a list"], ["tags: [pointwise]"]),
     "top_level_not_mapping": ("- op: view\n  kernel: k\n", 1, ["top level must be a mapping"], ["'aten:'"]),
     "unknown_top_level_key": ("aten: []\ncustm: []\n", 2, ["unknown top-level key 'custm'"], ["did you mean 'custom'"]),
