@@ -193,6 +193,19 @@ struct VarOps {
   }
 };
 
+// all / any: the output is bool (uint8 for uint8 input, as the CPU's). An empty reduction gives
+// the identity: true for all, false for any.
+template <typename In, typename Out, bool kAll>
+struct AllAnyOps {
+  using in_t = In;
+  using acc_t = bool;
+  Out* out;
+  FOO_HD acc_t identity() const { return kAll; }
+  FOO_HD acc_t combine(acc_t a, acc_t b) const { return kAll ? (a && b) : (a || b); }
+  FOO_HD acc_t reduce(acc_t a, In v, int64_t) const { return combine(a, cast<bool>(v)); }
+  FOO_HD void write(int64_t i, acc_t a) const { out[i] = static_cast<Out>(a); }
+};
+
 // The second pass of a split reduction: folds the partial accumulators of each output.
 template <class Ops>
 struct PartialOps {
@@ -424,6 +437,21 @@ void reduce(Stream stream, const ReduceArgs& a) {
         if (a.op == ReduceOp::ArgMax) run("argmax", ArgOps<T, true>{static_cast<T*>(a.out), a.indices}, a, stream);
         else run("argmin", ArgOps<T, false>{static_cast<T*>(a.out), a.indices}, a, stream);
       });
+    case ReduceOp::All:
+    case ReduceOp::Any: {
+      const char* name = a.op == ReduceOp::All ? "all" : "any";
+      if (a.out_dtype != DType::Bool && !(a.out_dtype == DType::UInt8 && a.in_dtype == DType::UInt8)) bad_dtypes(name, a);
+      return dispatch<kAllTypes>(a.in_dtype, name, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if (a.out_dtype == DType::UInt8) {
+          if (a.op == ReduceOp::All) run(name, AllAnyOps<T, uint8_t, true>{static_cast<uint8_t*>(a.out)}, a, stream);
+          else run(name, AllAnyOps<T, uint8_t, false>{static_cast<uint8_t*>(a.out)}, a, stream);
+        } else {
+          if (a.op == ReduceOp::All) run(name, AllAnyOps<T, bool, true>{static_cast<bool*>(a.out)}, a, stream);
+          else run(name, AllAnyOps<T, bool, false>{static_cast<bool*>(a.out)}, a, stream);
+        }
+      });
+    }
     case ReduceOp::Var:
     case ReduceOp::Std:
       if (a.out_dtype != a.in_dtype) bad_dtypes("var", a);
