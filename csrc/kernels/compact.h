@@ -16,7 +16,7 @@
 namespace foo::kernels {
 
 constexpr int64_t kCompactTile = 1024;
-inline int64_t compact_tiles(int64_t numel) { return (numel + kCompactTile - 1) / kCompactTile; }
+FOO_HD int64_t compact_tiles(int64_t numel) { return (numel + kCompactTile - 1) / kCompactTile; }
 
 struct FlagTensor {
   const void* data = nullptr;
