@@ -166,6 +166,24 @@ def test_unfold_backward_overlapping_windows(native):
         close(actual, expected)
 
 
+def test_all_any_truth_and_long_rows(native):
+    """Integers are read by their bits (256 in int16 is true), -0.0 is false, NaN true; a long
+    row is split across blocks; uint8 input gives uint8, as on the CPU."""
+    cases = [torch.tensor([256, 1], dtype=torch.int16), torch.tensor([-0.0, 1.0]), torch.tensor([float("nan"), 1.0]),
+             torch.tensor([0, 7], dtype=torch.uint8), torch.tensor([True, False]), torch.tensor([1 << 40, 0])]
+    for t in cases:
+        for fn in (torch.all, torch.any):
+            assert_foo_equal(fn(foo(t)), fn(t))
+    x = torch.ones(3, 70000)
+    x[1, -1] = 0
+    x[2, 12345] = 0
+    assert_foo_equal(foo(x).all(1), x.all(1))
+    assert_foo_equal((foo(x) == 0).any(1), (x == 0).any(1))
+    assert_foo_equal(foo(x.t()).all(0, keepdim=True), x.t().all(0, keepdim=True))  # column kernel
+    assert_foo_equal(foo(torch.zeros(0, 3)).all(0), torch.zeros(0, 3).all(0))  # empty: the identity
+    assert_foo_equal(foo(torch.zeros(0, 3)).any(0), torch.zeros(0, 3).any(0))
+
+
 # ---- the 64-bit index path --------------------------------------------------------------------
 
 
