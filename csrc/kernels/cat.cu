@@ -29,10 +29,10 @@ __global__ void cat_kernel(CatBatch b) {
 }  // namespace
 
 void cat_batch(Stream stream, const CatBatch& b) {
-  constexpr unsigned kThreads = 256;
   int64_t largest = 0;
   for (int k = 0; k < b.count; ++k) largest = std::max(largest, b.inputs[k].numel);
   if (b.count == 0 || largest == 0) return;
+  const unsigned kThreads = threads_for(largest);
   const dim3 grid(static_cast<unsigned>(std::min<int64_t>((largest + kThreads - 1) / kThreads, kMaxElementwiseBlocks)),
                   static_cast<unsigned>(b.count));
   switch (b.element_size) {

@@ -13,10 +13,11 @@
 namespace foo::kernels::FOO_TARGET {
 namespace {
 
-constexpr unsigned kThreads = 256;
+dim3 block_for(int64_t n) { return dim3(threads_for(n)); }
 
 dim3 grid_for(int64_t n) {
-  return dim3(static_cast<unsigned>(std::min<int64_t>((n + kThreads - 1) / kThreads, kMaxElementwiseBlocks)));
+  const unsigned threads = threads_for(n);
+  return dim3(static_cast<unsigned>(std::min<int64_t>((n + threads - 1) / threads, kMaxElementwiseBlocks)));
 }
 
 template <typename E>
@@ -90,13 +91,13 @@ void map_copy(Stream stream, const MapCopy& m, const void* in, void* out) {
   if (m.numel == 0) return;
   const dim3 grid = grid_for(m.numel);
   switch (m.element_size) {
-    case 1: return launch_independent("map_copy", map_copy_kernel<uint8_t>, grid, dim3(kThreads), stream, m,
+    case 1: return launch_independent("map_copy", map_copy_kernel<uint8_t>, grid, block_for(m.numel), stream, m,
                                       static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out));
-    case 2: return launch_independent("map_copy", map_copy_kernel<uint16_t>, grid, dim3(kThreads), stream, m,
+    case 2: return launch_independent("map_copy", map_copy_kernel<uint16_t>, grid, block_for(m.numel), stream, m,
                                       static_cast<const uint16_t*>(in), static_cast<uint16_t*>(out));
-    case 4: return launch_independent("map_copy", map_copy_kernel<uint32_t>, grid, dim3(kThreads), stream, m,
+    case 4: return launch_independent("map_copy", map_copy_kernel<uint32_t>, grid, block_for(m.numel), stream, m,
                                       static_cast<const uint32_t*>(in), static_cast<uint32_t*>(out));
-    case 8: return launch_independent("map_copy", map_copy_kernel<uint64_t>, grid, dim3(kThreads), stream, m,
+    case 8: return launch_independent("map_copy", map_copy_kernel<uint64_t>, grid, block_for(m.numel), stream, m,
                                       static_cast<const uint64_t*>(in), static_cast<uint64_t*>(out));
   }
   throw std::invalid_argument("map_copy: unsupported element size " + std::to_string(m.element_size));
@@ -107,7 +108,7 @@ void unfold_backward_sum(Stream stream, DType dtype, const UnfoldBackward& u, co
   if (numel == 0) return;
   dispatch<kAllTypes>(dtype, "unfold_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    launch_independent("unfold_backward", unfold_backward_kernel<T>, grid_for(numel), dim3(kThreads), stream, u,
+    launch_independent("unfold_backward", unfold_backward_kernel<T>, grid_for(numel), block_for(numel), stream, u,
                        static_cast<const T*>(grad_in), static_cast<T*>(grad_input), numel);
   });
 }
@@ -117,10 +118,10 @@ void triangle_indices(Stream stream, DType dtype, void* out, int64_t count, int6
   if (count == 0) return;
   const char* name = upper ? "triu_indices" : "tril_indices";
   if (dtype == DType::Int64) {
-    launch_independent(name, triangle_indices_kernel<int64_t>, grid_for(count), dim3(kThreads), stream,
+    launch_independent(name, triangle_indices_kernel<int64_t>, grid_for(count), block_for(count), stream,
                        static_cast<int64_t*>(out), count, row, col, offset, upper);
   } else if (dtype == DType::Int32) {
-    launch_independent(name, triangle_indices_kernel<int32_t>, grid_for(count), dim3(kThreads), stream,
+    launch_independent(name, triangle_indices_kernel<int32_t>, grid_for(count), block_for(count), stream,
                        static_cast<int32_t*>(out), count, row, col, offset, upper);
   } else {
     unsupported_dtype(name, dtype);
