@@ -338,7 +338,6 @@ class TinyDecoder(torch.nn.Module):
         self.proj = torch.nn.Linear(dim, dim)
         self.head = torch.nn.Linear(dim, vocab, bias=False)
         self.head.weight = self.tok.weight  # tied, as in GPT-2
-        self.register_buffer("causal", torch.tril(torch.ones(length, length)))
 
     def forward(self, tokens):
         b, t = tokens.shape
@@ -346,7 +345,8 @@ class TinyDecoder(torch.nn.Module):
         q, k, v = self.qkv(self.norm(x)).split(x.shape[-1], dim=-1)
         q, k, v = (z.view(b, t, self.heads, -1).transpose(1, 2) for z in (q, k, v))
         scores = q @ k.transpose(-2, -1) / (q.shape[-1] ** 0.5)
-        scores = scores.masked_fill(self.causal[:t, :t] == 0, float("-inf"))
+        causal = torch.tril(torch.ones(t, t, device=tokens.device, dtype=torch.bool))
+        scores = scores.masked_fill(~causal, float("-inf"))
         y = (scores.softmax(-1) @ v).transpose(1, 2).reshape(b, t, -1)
         return self.head(x + self.proj(y))
 
