@@ -14,13 +14,21 @@
 #include <ATen/ops/adaptive_max_pool2d_meta.h>
 #include <ATen/ops/addmm_meta.h>
 #include <ATen/ops/addmv_meta.h>
+#include <ATen/ops/all_meta.h>
 #include <ATen/ops/amax_meta.h>
 #include <ATen/ops/amin_meta.h>
+#include <ATen/ops/any_meta.h>
 #include <ATen/ops/argmax_meta.h>
 #include <ATen/ops/argmin_meta.h>
 #include <ATen/ops/avg_pool2d_backward_meta.h>
 #include <ATen/ops/avg_pool2d_meta.h>
 #include <ATen/ops/bmm_meta.h>
+#include <ATen/ops/cat_meta.h>
+#include <ATen/ops/cumprod_meta.h>
+#include <ATen/ops/cumsum_meta.h>
+#include <ATen/ops/gather_meta.h>
+#include <ATen/ops/index_add_meta.h>
+#include <ATen/ops/index_meta.h>
 #include <ATen/ops/max_meta.h>
 #include <ATen/ops/max_pool2d_with_indices_backward_meta.h>
 #include <ATen/ops/max_pool2d_with_indices_meta.h>
@@ -30,7 +38,14 @@
 #include <ATen/ops/nll_loss_backward_meta.h>
 #include <ATen/ops/nll_loss_forward_meta.h>
 #include <ATen/ops/pow_meta.h>
+#include <ATen/ops/scatter_add_meta.h>
+#include <ATen/ops/scatter_meta.h>
+#include <ATen/ops/scatter_reduce_meta.h>
+#include <ATen/ops/sort_meta.h>
 #include <ATen/ops/sum_meta.h>
+#include <ATen/ops/topk_meta.h>
+#include <ATen/ops/tril_meta.h>
+#include <ATen/ops/triu_meta.h>
 #include <ATen/ops/upsample_bilinear2d_backward_meta.h>
 #include <ATen/ops/upsample_bilinear2d_meta.h>
 #include <ATen/ops/upsample_linear1d_backward_meta.h>
@@ -378,6 +393,161 @@ void impl(const at::Tensor & self, at::ArrayRef<int64_t> output_size, bool align
 // aten::upsample_bilinear2d_backward.grad_input(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None, *, Tensor(a!) grad_input) -> Tensor(a!) (also registered for upsample_bilinear2d_backward); structured: define impl() with TORCH_IMPL_FUNC(upsample_bilinear2d_backward_out)
 struct structured_upsample_bilinear2d_backward_out : public at::meta::structured_upsample_bilinear2d_backward {
 void impl(const at::Tensor & grad_output, at::ArrayRef<int64_t> output_size, at::ArrayRef<int64_t> input_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w, const at::Tensor & grad_input);
+};
+
+// aten::index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!) (also registered for index.Tensor); structured: define impl() with TORCH_IMPL_FUNC(index_out)
+struct structured_index_out : public at::meta::structured_index_Tensor {
+void impl(const at::Tensor & self, at::DimVector sizes, at::DimVector strides, const at::Tensor & out);
+};
+
+// aten::_index_put_impl_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False, bool unsafe=False) -> Tensor(a!)
+at::Tensor & index_put_impl_(at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices, const at::Tensor & values, bool accumulate=false, bool unsafe=false);
+
+// aten::index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!) (also registered for index_select)
+at::Tensor & index_select_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, at::Tensor & out);
+
+// aten::embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
+at::Tensor embedding(const at::Tensor & weight, const at::Tensor & indices, int64_t padding_idx=-1, bool scale_grad_by_freq=false, bool sparse=false);
+
+// aten::embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor
+at::Tensor embedding_dense_backward(const at::Tensor & grad_output, const at::Tensor & indices, int64_t num_weights, int64_t padding_idx, bool scale_grad_by_freq);
+
+// aten::embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)
+at::Tensor & embedding_renorm_(at::Tensor & self, const at::Tensor & indices, double max_norm, double norm_type);
+
+// aten::index_add.out(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (also registered for index_add, index_add_); structured: define impl() with TORCH_IMPL_FUNC(index_add_out)
+struct structured_index_add_out : public at::meta::structured_index_add {
+void impl(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha, const at::Tensor & out);
+};
+
+// aten::gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!) (also registered for gather); structured: define impl() with TORCH_IMPL_FUNC(gather_out)
+struct structured_gather_out : public at::meta::structured_gather {
+void impl(const at::Tensor & self, int64_t dim, const at::Tensor & index, bool sparse_grad, const at::Tensor & out);
+};
+
+// aten::scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!) (also registered for scatter.src, scatter_.src); structured: define impl() with TORCH_IMPL_FUNC(scatter_src_out)
+struct structured_scatter_src_out : public at::meta::structured_scatter_src {
+void impl(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, const at::Tensor & out);
+};
+
+// aten::scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!) (also registered for scatter.value, scatter_.value); structured: define impl() with TORCH_IMPL_FUNC(scatter_value_out)
+struct structured_scatter_value_out : public at::meta::structured_scatter_value {
+void impl(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, const at::Tensor & out);
+};
+
+// aten::scatter.reduce_out(Tensor self, int dim, Tensor index, Tensor src, *, str reduce, Tensor(a!) out) -> Tensor(a!) (also registered for scatter.reduce, scatter_.reduce); structured: define impl() with TORCH_IMPL_FUNC(scatter_reduce_out)
+struct structured_scatter_reduce_out : public at::meta::structured_scatter_reduce {
+void impl(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, const at::Tensor & out);
+};
+
+// aten::scatter.value_reduce_out(Tensor self, int dim, Tensor index, Scalar value, *, str reduce, Tensor(a!) out) -> Tensor(a!) (also registered for scatter.value_reduce, scatter_.value_reduce); structured: define impl() with TORCH_IMPL_FUNC(scatter_value_reduce_out)
+struct structured_scatter_value_reduce_out : public at::meta::structured_scatter_value_reduce {
+void impl(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, c10::string_view reduce, const at::Tensor & out);
+};
+
+// aten::scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!) (also registered for scatter_add, scatter_add_); structured: define impl() with TORCH_IMPL_FUNC(scatter_add_out)
+struct structured_scatter_add_out : public at::meta::structured_scatter_add {
+void impl(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, const at::Tensor & out);
+};
+
+// aten::scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!) (also registered for scatter_reduce.two, scatter_reduce_.two); structured: define impl() with TORCH_IMPL_FUNC(scatter_reduce_two_out)
+struct structured_scatter_reduce_two_out : public at::meta::structured_scatter_reduce_two {
+void impl(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, bool include_self, const at::Tensor & out);
+};
+
+// aten::masked_select.out(Tensor self, Tensor mask, *, Tensor(a!) out) -> Tensor(a!) (also registered for masked_select)
+at::Tensor & masked_select_out(const at::Tensor & self, const at::Tensor & mask, at::Tensor & out);
+
+// aten::masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)
+at::Tensor & masked_scatter_(at::Tensor & self, const at::Tensor & mask, const at::Tensor & source);
+
+// aten::nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (also registered for nonzero)
+at::Tensor & nonzero_out(const at::Tensor & self, at::Tensor & out);
+
+// aten::cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!) (also registered for cat); structured: define impl() with TORCH_IMPL_FUNC(cat_out)
+struct structured_cat_out : public at::meta::structured_cat {
+void impl(const at::ITensorListRef & tensors, int64_t dim, int64_t valid, bool all_contiguous, bool all_same_dtype, bool all_same_sizes_and_stride, at::MemoryFormat memory_format, const at::Tensor & out);
+};
+
+// aten::flip(Tensor self, int[] dims) -> Tensor
+at::Tensor flip(const at::Tensor & self, at::IntArrayRef dims);
+
+// aten::roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor
+at::Tensor roll(const at::Tensor & self, at::IntArrayRef shifts, at::IntArrayRef dims={});
+
+// aten::repeat(Tensor self, SymInt[] repeats) -> Tensor
+at::Tensor repeat(const at::Tensor & self, at::IntArrayRef repeats);
+
+// aten::tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!) (also registered for tril, tril_); structured: define impl() with TORCH_IMPL_FUNC(tril_out)
+struct structured_tril_out : public at::meta::structured_tril {
+void impl(const at::Tensor & self, int64_t diagonal, const at::Tensor & out);
+};
+
+// aten::triu.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!) (also registered for triu, triu_); structured: define impl() with TORCH_IMPL_FUNC(triu_out)
+struct structured_triu_out : public at::meta::structured_triu {
+void impl(const at::Tensor & self, int64_t diagonal, const at::Tensor & out);
+};
+
+// aten::tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+at::Tensor tril_indices(int64_t row, int64_t col, int64_t offset=0, ::std::optional<at::ScalarType> dtype={}, ::std::optional<at::Layout> layout={}, ::std::optional<at::Device> device={}, ::std::optional<bool> pin_memory={});
+
+// aten::triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+at::Tensor triu_indices(int64_t row, int64_t col, int64_t offset=0, ::std::optional<at::ScalarType> dtype={}, ::std::optional<at::Layout> layout={}, ::std::optional<at::Device> device={}, ::std::optional<bool> pin_memory={});
+
+// aten::unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)
+at::Tensor unfold(const at::Tensor & self, int64_t dimension, int64_t size, int64_t step);
+
+// aten::unfold_backward(Tensor grad_in, SymInt[] input_sizes, int dim, int size, int step) -> Tensor
+at::Tensor unfold_backward(const at::Tensor & grad_in, at::IntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step);
+
+// aten::cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (also registered for cumsum, cumsum_); structured: define impl() with TORCH_IMPL_FUNC(cumsum_out)
+struct structured_cumsum_out : public at::meta::structured_cumsum {
+void impl(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype, const at::Tensor & out);
+};
+
+// aten::cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (also registered for cumprod, cumprod_); structured: define impl() with TORCH_IMPL_FUNC(cumprod_out)
+struct structured_cumprod_out : public at::meta::structured_cumprod {
+void impl(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype, const at::Tensor & out);
+};
+
+// aten::sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices) (also registered for sort.stable); structured: define impl() with TORCH_IMPL_FUNC(sort_stable_out)
+struct structured_sort_stable_out : public at::meta::structured_sort_stable {
+void impl(const at::Tensor & self, ::std::optional<bool> stable, int64_t dim, bool descending, const at::Tensor & values, const at::Tensor & indices);
+};
+
+// aten::topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices) (also registered for topk); structured: define impl() with TORCH_IMPL_FUNC(topk_out)
+struct structured_topk_out : public at::meta::structured_topk {
+void impl(const at::Tensor & self, int64_t k, int64_t dim, bool largest, bool sorted, const at::Tensor & values, const at::Tensor & indices);
+};
+
+// aten::all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (also registered for all); structured: define impl() with TORCH_IMPL_FUNC(all_all_out)
+struct structured_all_all_out : public at::meta::structured_all {
+void impl(const at::Tensor & self, const at::Tensor & out);
+};
+
+// aten::all.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (also registered for all.dim); structured: define impl() with TORCH_IMPL_FUNC(all_dim_out)
+struct structured_all_dim_out : public at::meta::structured_all_dim {
+void impl(const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor & out);
+};
+
+// aten::all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (also registered for all.dims); structured: define impl() with TORCH_IMPL_FUNC(all_dims_out)
+struct structured_all_dims_out : public at::meta::structured_all_dims {
+void impl(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor & out);
+};
+
+// aten::any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (also registered for any); structured: define impl() with TORCH_IMPL_FUNC(any_all_out)
+struct structured_any_all_out : public at::meta::structured_any {
+void impl(const at::Tensor & self, const at::Tensor & out);
+};
+
+// aten::any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (also registered for any.dim); structured: define impl() with TORCH_IMPL_FUNC(any_dim_out)
+struct structured_any_dim_out : public at::meta::structured_any_dim {
+void impl(const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor & out);
+};
+
+// aten::any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (also registered for any.dims); structured: define impl() with TORCH_IMPL_FUNC(any_dims_out)
+struct structured_any_dims_out : public at::meta::structured_any_dims {
+void impl(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor & out);
 };
 
 // foo::axpby(Tensor x, Tensor y, float a=1, float b=1) -> Tensor

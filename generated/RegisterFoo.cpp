@@ -3165,6 +3165,2622 @@ op.impl(grad_output, output_size, input_size, align_corners, scales_h, scales_w,
 return std::move(op.outputs_[0]);
 }
 
+struct structured_index_out_out final : public ::foo::native::structured_index_out {
+    structured_index_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+        ::foo::native::structured_index_out::set_output_raw_strided(output_idx, sizes, strides, options);
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+        ::foo::native::structured_index_out::set_output_raw_strided(output_idx, sizes, strides, options);
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_index_out_Tensor_out(const at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices, at::Tensor & out) {
+structured_index_out_out op(out);
+auto precompute = op.meta(self, at::IOptTensorListRef(indices));
+(void)precompute;
+op.impl(self, precompute.sizes, precompute.strides, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_index_out_functional final : public ::foo::native::structured_index_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+        ::foo::native::structured_index_out::set_output_raw_strided(output_idx, sizes, strides, options);
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+        ::foo::native::structured_index_out::set_output_raw_strided(output_idx, sizes, strides, options);
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_index_Tensor(const at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices) {
+structured_index_out_functional op;
+auto precompute = op.meta(self, at::IOptTensorListRef(indices));
+(void)precompute;
+op.impl(self, precompute.sizes, precompute.strides, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_index_add_out_out final : public ::foo::native::structured_index_add_out {
+    structured_index_add_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_index_add_out_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha, at::Tensor & out) {
+structured_index_add_out_out op(out);
+auto precompute = op.meta(self, dim, index, source, alpha);
+(void)precompute;
+op.impl(self, precompute.dim, index, source, alpha, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_index_add_out_functional final : public ::foo::native::structured_index_add_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_index_add(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha) {
+structured_index_add_out_functional op;
+auto precompute = op.meta(self, dim, index, source, alpha);
+(void)precompute;
+op.impl(self, precompute.dim, index, source, alpha, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_index_add_out_inplace final : public ::foo::native::structured_index_add_out {
+    structured_index_add_out_inplace(Tensor& self) : outputs_{std::ref(self)} {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_index_add_(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha) {
+structured_index_add_out_inplace op(self);
+auto precompute = op.meta(self, dim, index, source, alpha);
+(void)precompute;
+op.impl(self, precompute.dim, index, source, alpha, op.outputs_[0]);
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return self;
+}
+
+struct structured_gather_out_out final : public ::foo::native::structured_gather_out {
+    structured_gather_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_gather_out_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, bool sparse_grad, at::Tensor & out) {
+structured_gather_out_out op(out);
+op.meta(self, dim, index, sparse_grad);
+op.impl(self, dim, index, sparse_grad, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_gather_out_functional final : public ::foo::native::structured_gather_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_gather(const at::Tensor & self, int64_t dim, const at::Tensor & index, bool sparse_grad) {
+structured_gather_out_functional op;
+op.meta(self, dim, index, sparse_grad);
+op.impl(self, dim, index, sparse_grad, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_scatter_src_out_out final : public ::foo::native::structured_scatter_src_out {
+    structured_scatter_src_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_scatter_out_src_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, at::Tensor & out) {
+structured_scatter_src_out_out op(out);
+op.meta(self, dim, index, src);
+op.impl(self, dim, index, src, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_scatter_src_out_functional final : public ::foo::native::structured_scatter_src_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_scatter_src(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+structured_scatter_src_out_functional op;
+op.meta(self, dim, index, src);
+op.impl(self, dim, index, src, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_scatter_src_out_inplace final : public ::foo::native::structured_scatter_src_out {
+    structured_scatter_src_out_inplace(Tensor& self) : outputs_{std::ref(self)} {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_scatter__src(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+structured_scatter_src_out_inplace op(self);
+op.meta(self, dim, index, src);
+op.impl(self, dim, index, src, op.outputs_[0]);
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return self;
+}
+
+struct structured_scatter_value_out_out final : public ::foo::native::structured_scatter_value_out {
+    structured_scatter_value_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_scatter_out_value_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, at::Tensor & out) {
+structured_scatter_value_out_out op(out);
+op.meta(self, dim, index, value);
+op.impl(self, dim, index, value, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_scatter_value_out_functional final : public ::foo::native::structured_scatter_value_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_scatter_value(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value) {
+structured_scatter_value_out_functional op;
+op.meta(self, dim, index, value);
+op.impl(self, dim, index, value, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_scatter_value_out_inplace final : public ::foo::native::structured_scatter_value_out {
+    structured_scatter_value_out_inplace(Tensor& self) : outputs_{std::ref(self)} {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_scatter__value(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value) {
+structured_scatter_value_out_inplace op(self);
+op.meta(self, dim, index, value);
+op.impl(self, dim, index, value, op.outputs_[0]);
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return self;
+}
+
+struct structured_scatter_reduce_out_out final : public ::foo::native::structured_scatter_reduce_out {
+    structured_scatter_reduce_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_scatter_out_reduce_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, at::Tensor & out) {
+structured_scatter_reduce_out_out op(out);
+op.meta(self, dim, index, src, reduce);
+op.impl(self, dim, index, src, reduce, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_scatter_reduce_out_functional final : public ::foo::native::structured_scatter_reduce_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_scatter_reduce(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce) {
+structured_scatter_reduce_out_functional op;
+op.meta(self, dim, index, src, reduce);
+op.impl(self, dim, index, src, reduce, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_scatter_reduce_out_inplace final : public ::foo::native::structured_scatter_reduce_out {
+    structured_scatter_reduce_out_inplace(Tensor& self) : outputs_{std::ref(self)} {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_scatter__reduce(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce) {
+structured_scatter_reduce_out_inplace op(self);
+op.meta(self, dim, index, src, reduce);
+op.impl(self, dim, index, src, reduce, op.outputs_[0]);
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return self;
+}
+
+struct structured_scatter_value_reduce_out_out final : public ::foo::native::structured_scatter_value_reduce_out {
+    structured_scatter_value_reduce_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_scatter_out_value_reduce_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, c10::string_view reduce, at::Tensor & out) {
+structured_scatter_value_reduce_out_out op(out);
+op.meta(self, dim, index, value, reduce);
+op.impl(self, dim, index, value, reduce, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_scatter_value_reduce_out_functional final : public ::foo::native::structured_scatter_value_reduce_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_scatter_value_reduce(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, c10::string_view reduce) {
+structured_scatter_value_reduce_out_functional op;
+op.meta(self, dim, index, value, reduce);
+op.impl(self, dim, index, value, reduce, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_scatter_value_reduce_out_inplace final : public ::foo::native::structured_scatter_value_reduce_out {
+    structured_scatter_value_reduce_out_inplace(Tensor& self) : outputs_{std::ref(self)} {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_scatter__value_reduce(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, c10::string_view reduce) {
+structured_scatter_value_reduce_out_inplace op(self);
+op.meta(self, dim, index, value, reduce);
+op.impl(self, dim, index, value, reduce, op.outputs_[0]);
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return self;
+}
+
+struct structured_scatter_add_out_out final : public ::foo::native::structured_scatter_add_out {
+    structured_scatter_add_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_scatter_add_out_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, at::Tensor & out) {
+structured_scatter_add_out_out op(out);
+op.meta(self, dim, index, src);
+op.impl(self, dim, index, src, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_scatter_add_out_functional final : public ::foo::native::structured_scatter_add_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_scatter_add(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+structured_scatter_add_out_functional op;
+op.meta(self, dim, index, src);
+op.impl(self, dim, index, src, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_scatter_add_out_inplace final : public ::foo::native::structured_scatter_add_out {
+    structured_scatter_add_out_inplace(Tensor& self) : outputs_{std::ref(self)} {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_scatter_add_(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+structured_scatter_add_out_inplace op(self);
+op.meta(self, dim, index, src);
+op.impl(self, dim, index, src, op.outputs_[0]);
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return self;
+}
+
+struct structured_scatter_reduce_two_out_out final : public ::foo::native::structured_scatter_reduce_two_out {
+    structured_scatter_reduce_two_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_scatter_reduce_out_two_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, bool include_self, at::Tensor & out) {
+structured_scatter_reduce_two_out_out op(out);
+op.meta(self, dim, index, src, reduce, include_self);
+op.impl(self, dim, index, src, reduce, include_self, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_scatter_reduce_two_out_functional final : public ::foo::native::structured_scatter_reduce_two_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_scatter_reduce_two(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, bool include_self) {
+structured_scatter_reduce_two_out_functional op;
+op.meta(self, dim, index, src, reduce, include_self);
+op.impl(self, dim, index, src, reduce, include_self, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_scatter_reduce_two_out_inplace final : public ::foo::native::structured_scatter_reduce_two_out {
+    structured_scatter_reduce_two_out_inplace(Tensor& self) : outputs_{std::ref(self)} {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_scatter_reduce__two(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, bool include_self) {
+structured_scatter_reduce_two_out_inplace op(self);
+op.meta(self, dim, index, src, reduce, include_self);
+op.impl(self, dim, index, src, reduce, include_self, op.outputs_[0]);
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return self;
+}
+
+struct structured_cat_out_out final : public ::foo::native::structured_cat_out {
+    structured_cat_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_cat_out_out(const at::ITensorListRef & tensors, int64_t dim, at::Tensor & out) {
+structured_cat_out_out op(out);
+auto precompute = op.meta(tensors, dim);
+(void)precompute;
+op.impl(tensors, precompute.dim, precompute.valid, precompute.all_contiguous, precompute.all_same_dtype, precompute.all_same_sizes_and_stride, precompute.memory_format, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_cat_out_functional final : public ::foo::native::structured_cat_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_cat(const at::ITensorListRef & tensors, int64_t dim) {
+structured_cat_out_functional op;
+auto precompute = op.meta(tensors, dim);
+(void)precompute;
+op.impl(tensors, precompute.dim, precompute.valid, precompute.all_contiguous, precompute.all_same_dtype, precompute.all_same_sizes_and_stride, precompute.memory_format, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_tril_out_out final : public ::foo::native::structured_tril_out {
+    structured_tril_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_tril_out_out(const at::Tensor & self, int64_t diagonal, at::Tensor & out) {
+structured_tril_out_out op(out);
+op.meta(self, diagonal);
+op.impl(self, diagonal, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_tril_out_functional final : public ::foo::native::structured_tril_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_tril(const at::Tensor & self, int64_t diagonal) {
+structured_tril_out_functional op;
+op.meta(self, diagonal);
+op.impl(self, diagonal, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_tril_out_inplace final : public ::foo::native::structured_tril_out {
+    structured_tril_out_inplace(Tensor& self) : outputs_{std::ref(self)} {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_tril_(at::Tensor & self, int64_t diagonal) {
+structured_tril_out_inplace op(self);
+op.meta(self, diagonal);
+op.impl(self, diagonal, op.outputs_[0]);
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return self;
+}
+
+struct structured_triu_out_out final : public ::foo::native::structured_triu_out {
+    structured_triu_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_triu_out_out(const at::Tensor & self, int64_t diagonal, at::Tensor & out) {
+structured_triu_out_out op(out);
+op.meta(self, diagonal);
+op.impl(self, diagonal, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_triu_out_functional final : public ::foo::native::structured_triu_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_triu(const at::Tensor & self, int64_t diagonal) {
+structured_triu_out_functional op;
+op.meta(self, diagonal);
+op.impl(self, diagonal, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_triu_out_inplace final : public ::foo::native::structured_triu_out {
+    structured_triu_out_inplace(Tensor& self) : outputs_{std::ref(self)} {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_triu_(at::Tensor & self, int64_t diagonal) {
+structured_triu_out_inplace op(self);
+op.meta(self, diagonal);
+op.impl(self, diagonal, op.outputs_[0]);
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return self;
+}
+
+struct structured_cumsum_out_out final : public ::foo::native::structured_cumsum_out {
+    structured_cumsum_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_cumsum_out_out(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+structured_cumsum_out_out op(out);
+op.meta(self, dim, dtype);
+op.impl(self, dim, dtype, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_cumsum_out_functional final : public ::foo::native::structured_cumsum_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_cumsum(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+structured_cumsum_out_functional op;
+op.meta(self, dim, dtype);
+op.impl(self, dim, dtype, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_cumsum_out_inplace final : public ::foo::native::structured_cumsum_out {
+    structured_cumsum_out_inplace(Tensor& self) : outputs_{std::ref(self)} {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_cumsum_(at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+structured_cumsum_out_inplace op(self);
+op.meta(self, dim, dtype);
+op.impl(self, dim, dtype, op.outputs_[0]);
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return self;
+}
+
+struct structured_cumprod_out_out final : public ::foo::native::structured_cumprod_out {
+    structured_cumprod_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_cumprod_out_out(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+structured_cumprod_out_out op(out);
+op.meta(self, dim, dtype);
+op.impl(self, dim, dtype, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_cumprod_out_functional final : public ::foo::native::structured_cumprod_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_cumprod(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+structured_cumprod_out_functional op;
+op.meta(self, dim, dtype);
+op.impl(self, dim, dtype, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_cumprod_out_inplace final : public ::foo::native::structured_cumprod_out {
+    structured_cumprod_out_inplace(Tensor& self) : outputs_{std::ref(self)} {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_cumprod_(at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+structured_cumprod_out_inplace op(self);
+op.meta(self, dim, dtype);
+op.impl(self, dim, dtype, op.outputs_[0]);
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return self;
+}
+
+struct structured_sort_stable_out_out final : public ::foo::native::structured_sort_stable_out {
+    structured_sort_stable_out_out(Tensor& out0, Tensor& out1) : outputs_{ std::ref(out0), std::ref(out1) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 2> outputs_;
+    std::array<::std::optional<Tensor>, 2> proxy_outputs_;
+};
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_PrivateUse1_sort_out_values_stable(const at::Tensor & self, ::std::optional<bool> stable, int64_t dim, bool descending, at::Tensor & values, at::Tensor & indices) {
+structured_sort_stable_out_out op(values, indices);
+op.meta(self, stable, dim, descending);
+op.impl(self, stable, dim, descending, op.maybe_get_output(0), op.maybe_get_output(1));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+if (op.proxy_outputs_[1].has_value()) op.outputs_[1].get().copy_(*op.proxy_outputs_[1]);
+return std::forward_as_tuple(values, indices);
+}
+
+struct structured_sort_stable_out_functional final : public ::foo::native::structured_sort_stable_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 2> outputs_;
+};
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_PrivateUse1_sort_stable(const at::Tensor & self, ::std::optional<bool> stable, int64_t dim, bool descending) {
+structured_sort_stable_out_functional op;
+op.meta(self, stable, dim, descending);
+op.impl(self, stable, dim, descending, op.outputs_[0], op.outputs_[1]);
+return std::make_tuple(std::move(op.outputs_[0]), std::move(op.outputs_[1]));
+}
+
+struct structured_topk_out_out final : public ::foo::native::structured_topk_out {
+    structured_topk_out_out(Tensor& out0, Tensor& out1) : outputs_{ std::ref(out0), std::ref(out1) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 2> outputs_;
+    std::array<::std::optional<Tensor>, 2> proxy_outputs_;
+};
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_PrivateUse1_topk_out_values(const at::Tensor & self, int64_t k, int64_t dim, bool largest, bool sorted, at::Tensor & values, at::Tensor & indices) {
+structured_topk_out_out op(values, indices);
+op.meta(self, k, dim, largest, sorted);
+op.impl(self, k, dim, largest, sorted, op.maybe_get_output(0), op.maybe_get_output(1));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+if (op.proxy_outputs_[1].has_value()) op.outputs_[1].get().copy_(*op.proxy_outputs_[1]);
+return std::forward_as_tuple(values, indices);
+}
+
+struct structured_topk_out_functional final : public ::foo::native::structured_topk_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 2> outputs_;
+};
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_PrivateUse1_topk(const at::Tensor & self, int64_t k, int64_t dim, bool largest, bool sorted) {
+structured_topk_out_functional op;
+op.meta(self, k, dim, largest, sorted);
+op.impl(self, k, dim, largest, sorted, op.outputs_[0], op.outputs_[1]);
+return std::make_tuple(std::move(op.outputs_[0]), std::move(op.outputs_[1]));
+}
+
+struct structured_all_all_out_out final : public ::foo::native::structured_all_all_out {
+    structured_all_all_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_all_out_all_out(const at::Tensor & self, at::Tensor & out) {
+structured_all_all_out_out op(out);
+op.meta(self);
+op.impl(self, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_all_all_out_functional final : public ::foo::native::structured_all_all_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_all(const at::Tensor & self) {
+structured_all_all_out_functional op;
+op.meta(self);
+op.impl(self, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_all_dim_out_out final : public ::foo::native::structured_all_dim_out {
+    structured_all_dim_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_all_out_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
+structured_all_dim_out_out op(out);
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_all_dim_out_functional final : public ::foo::native::structured_all_dim_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+structured_all_dim_out_functional op;
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_all_dims_out_out final : public ::foo::native::structured_all_dims_out {
+    structured_all_dims_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_all_out_dims_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, at::Tensor & out) {
+structured_all_dims_out_out op(out);
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_all_dims_out_functional final : public ::foo::native::structured_all_dims_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_all_dims(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim) {
+structured_all_dims_out_functional op;
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_any_all_out_out final : public ::foo::native::structured_any_all_out {
+    structured_any_all_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_any_out_all_out(const at::Tensor & self, at::Tensor & out) {
+structured_any_all_out_out op(out);
+op.meta(self);
+op.impl(self, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_any_all_out_functional final : public ::foo::native::structured_any_all_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_any(const at::Tensor & self) {
+structured_any_all_out_functional op;
+op.meta(self);
+op.impl(self, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_any_dim_out_out final : public ::foo::native::structured_any_dim_out {
+    structured_any_dim_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_any_out_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
+structured_any_dim_out_out op(out);
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_any_dim_out_functional final : public ::foo::native::structured_any_dim_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_any_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+structured_any_dim_out_functional op;
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_any_dims_out_out final : public ::foo::native::structured_any_dims_out {
+    structured_any_dims_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_any_out_dims_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, at::Tensor & out) {
+structured_any_dims_out_out op(out);
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_any_dims_out_functional final : public ::foo::native::structured_any_dims_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_any_dims(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim) {
+structured_any_dims_out_functional op;
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
 }  // namespace
 }  // namespace at
 
@@ -4353,6 +6969,600 @@ at::Tensor wrapper_upsample_bilinear2d_backward(const at::Tensor & grad_output, 
   return at::wrapper_PrivateUse1_upsample_bilinear2d_backward(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), align_corners, scales_h, scales_w);
 }
 
+at::Tensor & wrapper_index_Tensor_out(const at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::index.Tensor_out", "self", self, common_device_, false);
+  check_device("aten::index.Tensor_out", "indices", indices, common_device_, false);
+  check_device("aten::index.Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_index_out_Tensor_out(self, indices, out);
+}
+
+at::Tensor wrapper_index_Tensor(const at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::index.Tensor", "self", self, common_device_, false);
+  check_device("aten::index.Tensor", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_index_Tensor(self, indices);
+}
+
+at::Tensor & wrapper__index_put_impl_(at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices, const at::Tensor & values, bool accumulate, bool unsafe) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_index_put_impl_", "self", self, common_device_, false);
+  check_device("aten::_index_put_impl_", "indices", indices, common_device_, false);
+  check_device("aten::_index_put_impl_", "values", values, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::index_put_impl_(self, indices, values, accumulate, unsafe);
+}
+
+at::Tensor & wrapper_index_select_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::index_select.out", "self", self, common_device_, false);
+  check_device("aten::index_select.out", "index", index, common_device_, false);
+  check_device("aten::index_select.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::index_select_out(self, dim, index, out);
+}
+
+at::Tensor wrapper_index_select(const at::Tensor & self, int64_t dim, const at::Tensor & index) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::index_select", "self", self, common_device_, false);
+  check_device("aten::index_select", "index", index, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::index_select_out(self, dim, index, out);
+  return out;
+}
+
+at::Tensor wrapper_embedding(const at::Tensor & weight, const at::Tensor & indices, c10::SymInt padding_idx, bool scale_grad_by_freq, bool sparse) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::embedding", "weight", weight, common_device_, false);
+  check_device("aten::embedding", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::embedding(weight, indices, padding_idx.guard_int(__FILE__, __LINE__), scale_grad_by_freq, sparse);
+}
+
+at::Tensor wrapper_embedding_dense_backward(const at::Tensor & grad_output, const at::Tensor & indices, c10::SymInt num_weights, c10::SymInt padding_idx, bool scale_grad_by_freq) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::embedding_dense_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::embedding_dense_backward", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::embedding_dense_backward(grad_output, indices, num_weights.guard_int(__FILE__, __LINE__), padding_idx.guard_int(__FILE__, __LINE__), scale_grad_by_freq);
+}
+
+at::Tensor & wrapper_embedding_renorm_(at::Tensor & self, const at::Tensor & indices, double max_norm, double norm_type) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::embedding_renorm_", "self", self, common_device_, false);
+  check_device("aten::embedding_renorm_", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::embedding_renorm_(self, indices, max_norm, norm_type);
+}
+
+at::Tensor & wrapper_index_add_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::index_add.out", "self", self, common_device_, false);
+  check_device("aten::index_add.out", "index", index, common_device_, false);
+  check_device("aten::index_add.out", "source", source, common_device_, false);
+  check_device("aten::index_add.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_index_add_out_out(self, dim, index, source, alpha, out);
+}
+
+at::Tensor wrapper_index_add(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::index_add", "self", self, common_device_, false);
+  check_device("aten::index_add", "index", index, common_device_, false);
+  check_device("aten::index_add", "source", source, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_index_add(self, dim, index, source, alpha);
+}
+
+at::Tensor & wrapper_index_add_(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::index_add_", "self", self, common_device_, false);
+  check_device("aten::index_add_", "index", index, common_device_, false);
+  check_device("aten::index_add_", "source", source, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_index_add_(self, dim, index, source, alpha);
+}
+
+at::Tensor & wrapper_gather_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, bool sparse_grad, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::gather.out", "self", self, common_device_, false);
+  check_device("aten::gather.out", "index", index, common_device_, false);
+  check_device("aten::gather.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_gather_out_out(self, dim, index, sparse_grad, out);
+}
+
+at::Tensor wrapper_gather(const at::Tensor & self, int64_t dim, const at::Tensor & index, bool sparse_grad) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::gather", "self", self, common_device_, false);
+  check_device("aten::gather", "index", index, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_gather(self, dim, index, sparse_grad);
+}
+
+at::Tensor & wrapper_scatter_src_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.src_out", "self", self, common_device_, false);
+  check_device("aten::scatter.src_out", "index", index, common_device_, false);
+  check_device("aten::scatter.src_out", "src", src, common_device_, false);
+  check_device("aten::scatter.src_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_scatter_out_src_out(self, dim, index, src, out);
+}
+
+at::Tensor wrapper_scatter_src(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.src", "self", self, common_device_, false);
+  check_device("aten::scatter.src", "index", index, common_device_, false);
+  check_device("aten::scatter.src", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_scatter_src(self, dim, index, src);
+}
+
+at::Tensor & wrapper_scatter__src(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_.src", "self", self, common_device_, false);
+  check_device("aten::scatter_.src", "index", index, common_device_, false);
+  check_device("aten::scatter_.src", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_scatter__src(self, dim, index, src);
+}
+
+at::Tensor & wrapper_scatter_value_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.value_out", "self", self, common_device_, false);
+  check_device("aten::scatter.value_out", "index", index, common_device_, false);
+  check_device("aten::scatter.value_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_scatter_out_value_out(self, dim, index, value, out);
+}
+
+at::Tensor wrapper_scatter_value(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.value", "self", self, common_device_, false);
+  check_device("aten::scatter.value", "index", index, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_scatter_value(self, dim, index, value);
+}
+
+at::Tensor & wrapper_scatter__value(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_.value", "self", self, common_device_, false);
+  check_device("aten::scatter_.value", "index", index, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_scatter__value(self, dim, index, value);
+}
+
+at::Tensor & wrapper_scatter_reduce_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.reduce_out", "self", self, common_device_, false);
+  check_device("aten::scatter.reduce_out", "index", index, common_device_, false);
+  check_device("aten::scatter.reduce_out", "src", src, common_device_, false);
+  check_device("aten::scatter.reduce_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_scatter_out_reduce_out(self, dim, index, src, reduce, out);
+}
+
+at::Tensor wrapper_scatter_reduce(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.reduce", "self", self, common_device_, false);
+  check_device("aten::scatter.reduce", "index", index, common_device_, false);
+  check_device("aten::scatter.reduce", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_scatter_reduce(self, dim, index, src, reduce);
+}
+
+at::Tensor & wrapper_scatter__reduce(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_.reduce", "self", self, common_device_, false);
+  check_device("aten::scatter_.reduce", "index", index, common_device_, false);
+  check_device("aten::scatter_.reduce", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_scatter__reduce(self, dim, index, src, reduce);
+}
+
+at::Tensor & wrapper_scatter_value_reduce_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, c10::string_view reduce, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.value_reduce_out", "self", self, common_device_, false);
+  check_device("aten::scatter.value_reduce_out", "index", index, common_device_, false);
+  check_device("aten::scatter.value_reduce_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_scatter_out_value_reduce_out(self, dim, index, value, reduce, out);
+}
+
+at::Tensor wrapper_scatter_value_reduce(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, c10::string_view reduce) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.value_reduce", "self", self, common_device_, false);
+  check_device("aten::scatter.value_reduce", "index", index, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_scatter_value_reduce(self, dim, index, value, reduce);
+}
+
+at::Tensor & wrapper_scatter__value_reduce(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, c10::string_view reduce) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_.value_reduce", "self", self, common_device_, false);
+  check_device("aten::scatter_.value_reduce", "index", index, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_scatter__value_reduce(self, dim, index, value, reduce);
+}
+
+at::Tensor & wrapper_scatter_add_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_add.out", "self", self, common_device_, false);
+  check_device("aten::scatter_add.out", "index", index, common_device_, false);
+  check_device("aten::scatter_add.out", "src", src, common_device_, false);
+  check_device("aten::scatter_add.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_scatter_add_out_out(self, dim, index, src, out);
+}
+
+at::Tensor wrapper_scatter_add(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_add", "self", self, common_device_, false);
+  check_device("aten::scatter_add", "index", index, common_device_, false);
+  check_device("aten::scatter_add", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_scatter_add(self, dim, index, src);
+}
+
+at::Tensor & wrapper_scatter_add_(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_add_", "self", self, common_device_, false);
+  check_device("aten::scatter_add_", "index", index, common_device_, false);
+  check_device("aten::scatter_add_", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_scatter_add_(self, dim, index, src);
+}
+
+at::Tensor & wrapper_scatter_reduce_two_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, bool include_self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_reduce.two_out", "self", self, common_device_, false);
+  check_device("aten::scatter_reduce.two_out", "index", index, common_device_, false);
+  check_device("aten::scatter_reduce.two_out", "src", src, common_device_, false);
+  check_device("aten::scatter_reduce.two_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_scatter_reduce_out_two_out(self, dim, index, src, reduce, include_self, out);
+}
+
+at::Tensor wrapper_scatter_reduce_two(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, bool include_self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_reduce.two", "self", self, common_device_, false);
+  check_device("aten::scatter_reduce.two", "index", index, common_device_, false);
+  check_device("aten::scatter_reduce.two", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_scatter_reduce_two(self, dim, index, src, reduce, include_self);
+}
+
+at::Tensor & wrapper_scatter_reduce__two(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, bool include_self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_reduce_.two", "self", self, common_device_, false);
+  check_device("aten::scatter_reduce_.two", "index", index, common_device_, false);
+  check_device("aten::scatter_reduce_.two", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_scatter_reduce__two(self, dim, index, src, reduce, include_self);
+}
+
+at::Tensor & wrapper_masked_select_out(const at::Tensor & self, const at::Tensor & mask, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::masked_select.out", "self", self, common_device_, false);
+  check_device("aten::masked_select.out", "mask", mask, common_device_, false);
+  check_device("aten::masked_select.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::masked_select_out(self, mask, out);
+}
+
+at::Tensor wrapper_masked_select(const at::Tensor & self, const at::Tensor & mask) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::masked_select", "self", self, common_device_, false);
+  check_device("aten::masked_select", "mask", mask, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::masked_select_out(self, mask, out);
+  return out;
+}
+
+at::Tensor & wrapper_masked_scatter_(at::Tensor & self, const at::Tensor & mask, const at::Tensor & source) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::masked_scatter_", "self", self, common_device_, false);
+  check_device("aten::masked_scatter_", "mask", mask, common_device_, false);
+  check_device("aten::masked_scatter_", "source", source, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::masked_scatter_(self, mask, source);
+}
+
+at::Tensor & wrapper_nonzero_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::nonzero.out", "self", self, common_device_, false);
+  check_device("aten::nonzero.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::nonzero_out(self, out);
+}
+
+at::Tensor wrapper_nonzero(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::nonzero", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::nonzero_out(self, out);
+  return out;
+}
+
+at::Tensor & wrapper_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cat.out", "tensors", tensors, common_device_, false);
+  check_device("aten::cat.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_cat_out_out(tensors, dim, out);
+}
+
+at::Tensor wrapper_cat(const at::ITensorListRef & tensors, int64_t dim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cat", "tensors", tensors, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_cat(tensors, dim);
+}
+
+at::Tensor wrapper_flip(const at::Tensor & self, at::IntArrayRef dims) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::flip", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::flip(self, dims);
+}
+
+at::Tensor wrapper_roll(const at::Tensor & self, c10::SymIntArrayRef shifts, at::IntArrayRef dims) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::roll", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::roll(self, C10_AS_INTARRAYREF_SLOW(shifts), dims);
+}
+
+at::Tensor wrapper_repeat(const at::Tensor & self, c10::SymIntArrayRef repeats) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::repeat", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::repeat(self, C10_AS_INTARRAYREF_SLOW(repeats));
+}
+
+at::Tensor & wrapper_tril_out(const at::Tensor & self, c10::SymInt diagonal, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::tril.out", "self", self, common_device_, false);
+  check_device("aten::tril.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_tril_out_out(self, diagonal.guard_int(__FILE__, __LINE__), out);
+}
+
+at::Tensor wrapper_tril(const at::Tensor & self, c10::SymInt diagonal) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::tril", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_tril(self, diagonal.guard_int(__FILE__, __LINE__));
+}
+
+at::Tensor & wrapper_tril_(at::Tensor & self, c10::SymInt diagonal) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::tril_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_tril_(self, diagonal.guard_int(__FILE__, __LINE__));
+}
+
+at::Tensor & wrapper_triu_out(const at::Tensor & self, c10::SymInt diagonal, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::triu.out", "self", self, common_device_, false);
+  check_device("aten::triu.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_triu_out_out(self, diagonal.guard_int(__FILE__, __LINE__), out);
+}
+
+at::Tensor wrapper_triu(const at::Tensor & self, c10::SymInt diagonal) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::triu", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_triu(self, diagonal.guard_int(__FILE__, __LINE__));
+}
+
+at::Tensor & wrapper_triu_(at::Tensor & self, c10::SymInt diagonal) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::triu_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_triu_(self, diagonal.guard_int(__FILE__, __LINE__));
+}
+
+at::Tensor wrapper_tril_indices(int64_t row, int64_t col, int64_t offset, ::std::optional<at::ScalarType> dtype, ::std::optional<at::Layout> layout, ::std::optional<at::Device> device, ::std::optional<bool> pin_memory) {
+  ::std::optional<c10::Device> common_device_;
+  common_device_ = device;
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::tril_indices(row, col, offset, dtype, layout, device, pin_memory);
+}
+
+at::Tensor wrapper_triu_indices(int64_t row, int64_t col, int64_t offset, ::std::optional<at::ScalarType> dtype, ::std::optional<at::Layout> layout, ::std::optional<at::Device> device, ::std::optional<bool> pin_memory) {
+  ::std::optional<c10::Device> common_device_;
+  common_device_ = device;
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::triu_indices(row, col, offset, dtype, layout, device, pin_memory);
+}
+
+at::Tensor wrapper_unfold(const at::Tensor & self, int64_t dimension, int64_t size, int64_t step) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::unfold", "self", self, common_device_, false);
+  return foo::native::unfold(self, dimension, size, step);
+}
+
+at::Tensor wrapper_unfold_backward(const at::Tensor & grad_in, c10::SymIntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::unfold_backward", "grad_in", grad_in, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::unfold_backward(grad_in, C10_AS_INTARRAYREF_SLOW(input_sizes), dim, size, step);
+}
+
+at::Tensor & wrapper_cumsum_out(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cumsum.out", "self", self, common_device_, false);
+  check_device("aten::cumsum.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_cumsum_out_out(self, dim, dtype, out);
+}
+
+at::Tensor wrapper_cumsum(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cumsum", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_cumsum(self, dim, dtype);
+}
+
+at::Tensor & wrapper_cumsum_(at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cumsum_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_cumsum_(self, dim, dtype);
+}
+
+at::Tensor & wrapper_cumprod_out(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cumprod.out", "self", self, common_device_, false);
+  check_device("aten::cumprod.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_cumprod_out_out(self, dim, dtype, out);
+}
+
+at::Tensor wrapper_cumprod(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cumprod", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_cumprod(self, dim, dtype);
+}
+
+at::Tensor & wrapper_cumprod_(at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cumprod_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_cumprod_(self, dim, dtype);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_sort_values_stable(const at::Tensor & self, ::std::optional<bool> stable, int64_t dim, bool descending, at::Tensor & values, at::Tensor & indices) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::sort.values_stable", "self", self, common_device_, false);
+  check_device("aten::sort.values_stable", "values", values, common_device_, false);
+  check_device("aten::sort.values_stable", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_sort_out_values_stable(self, stable, dim, descending, values, indices);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_sort_stable(const at::Tensor & self, ::std::optional<bool> stable, int64_t dim, bool descending) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::sort.stable", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_sort_stable(self, stable, dim, descending);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_topk_values(const at::Tensor & self, c10::SymInt k, int64_t dim, bool largest, bool sorted, at::Tensor & values, at::Tensor & indices) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::topk.values", "self", self, common_device_, false);
+  check_device("aten::topk.values", "values", values, common_device_, false);
+  check_device("aten::topk.values", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_topk_out_values(self, k.guard_int(__FILE__, __LINE__), dim, largest, sorted, values, indices);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_topk(const at::Tensor & self, c10::SymInt k, int64_t dim, bool largest, bool sorted) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::topk", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_topk(self, k.guard_int(__FILE__, __LINE__), dim, largest, sorted);
+}
+
+at::Tensor & wrapper_all_all_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::all.all_out", "self", self, common_device_, false);
+  check_device("aten::all.all_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_all_out_all_out(self, out);
+}
+
+at::Tensor wrapper_all(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::all", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_all(self);
+}
+
+at::Tensor & wrapper_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::all.out", "self", self, common_device_, false);
+  check_device("aten::all.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_all_out_out(self, dim, keepdim, out);
+}
+
+at::Tensor wrapper_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::all.dim", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_all_dim(self, dim, keepdim);
+}
+
+at::Tensor & wrapper_all_dims_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::all.dims_out", "self", self, common_device_, false);
+  check_device("aten::all.dims_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_all_out_dims_out(self, dim, keepdim, out);
+}
+
+at::Tensor wrapper_all_dims(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::all.dims", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_all_dims(self, dim, keepdim);
+}
+
+at::Tensor & wrapper_any_all_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::any.all_out", "self", self, common_device_, false);
+  check_device("aten::any.all_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_any_out_all_out(self, out);
+}
+
+at::Tensor wrapper_any(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::any", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_any(self);
+}
+
+at::Tensor & wrapper_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::any.out", "self", self, common_device_, false);
+  check_device("aten::any.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_any_out_out(self, dim, keepdim, out);
+}
+
+at::Tensor wrapper_any_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::any.dim", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_any_dim(self, dim, keepdim);
+}
+
+at::Tensor & wrapper_any_dims_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::any.dims_out", "self", self, common_device_, false);
+  check_device("aten::any.dims_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_any_out_dims_out(self, dim, keepdim, out);
+}
+
+at::Tensor wrapper_any_dims(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::any.dims", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_any_dims(self, dim, keepdim);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -4493,4 +7703,77 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("upsample_bilinear2d", TORCH_FN(wrapper_upsample_bilinear2d));
   m.impl("upsample_bilinear2d_backward.grad_input", TORCH_FN(wrapper_upsample_bilinear2d_backward_grad_input));
   m.impl("upsample_bilinear2d_backward", TORCH_FN(wrapper_upsample_bilinear2d_backward));
+  m.impl("index.Tensor_out", TORCH_FN(wrapper_index_Tensor_out));
+  m.impl("index.Tensor", TORCH_FN(wrapper_index_Tensor));
+  m.impl("_index_put_impl_", TORCH_FN(wrapper__index_put_impl_));
+  m.impl("index_select.out", TORCH_FN(wrapper_index_select_out));
+  m.impl("index_select", TORCH_FN(wrapper_index_select));
+  m.impl("embedding", TORCH_FN(wrapper_embedding));
+  m.impl("embedding_dense_backward", TORCH_FN(wrapper_embedding_dense_backward));
+  m.impl("embedding_renorm_", TORCH_FN(wrapper_embedding_renorm_));
+  m.impl("index_add.out", TORCH_FN(wrapper_index_add_out));
+  m.impl("index_add", TORCH_FN(wrapper_index_add));
+  m.impl("index_add_", TORCH_FN(wrapper_index_add_));
+  m.impl("gather.out", TORCH_FN(wrapper_gather_out));
+  m.impl("gather", TORCH_FN(wrapper_gather));
+  m.impl("scatter.src_out", TORCH_FN(wrapper_scatter_src_out));
+  m.impl("scatter.src", TORCH_FN(wrapper_scatter_src));
+  m.impl("scatter_.src", TORCH_FN(wrapper_scatter__src));
+  m.impl("scatter.value_out", TORCH_FN(wrapper_scatter_value_out));
+  m.impl("scatter.value", TORCH_FN(wrapper_scatter_value));
+  m.impl("scatter_.value", TORCH_FN(wrapper_scatter__value));
+  m.impl("scatter.reduce_out", TORCH_FN(wrapper_scatter_reduce_out));
+  m.impl("scatter.reduce", TORCH_FN(wrapper_scatter_reduce));
+  m.impl("scatter_.reduce", TORCH_FN(wrapper_scatter__reduce));
+  m.impl("scatter.value_reduce_out", TORCH_FN(wrapper_scatter_value_reduce_out));
+  m.impl("scatter.value_reduce", TORCH_FN(wrapper_scatter_value_reduce));
+  m.impl("scatter_.value_reduce", TORCH_FN(wrapper_scatter__value_reduce));
+  m.impl("scatter_add.out", TORCH_FN(wrapper_scatter_add_out));
+  m.impl("scatter_add", TORCH_FN(wrapper_scatter_add));
+  m.impl("scatter_add_", TORCH_FN(wrapper_scatter_add_));
+  m.impl("scatter_reduce.two_out", TORCH_FN(wrapper_scatter_reduce_two_out));
+  m.impl("scatter_reduce.two", TORCH_FN(wrapper_scatter_reduce_two));
+  m.impl("scatter_reduce_.two", TORCH_FN(wrapper_scatter_reduce__two));
+  m.impl("masked_select.out", TORCH_FN(wrapper_masked_select_out));
+  m.impl("masked_select", TORCH_FN(wrapper_masked_select));
+  m.impl("masked_scatter_", TORCH_FN(wrapper_masked_scatter_));
+  m.impl("nonzero.out", TORCH_FN(wrapper_nonzero_out));
+  m.impl("nonzero", TORCH_FN(wrapper_nonzero));
+  m.impl("cat.out", TORCH_FN(wrapper_cat_out));
+  m.impl("cat", TORCH_FN(wrapper_cat));
+  m.impl("flip", TORCH_FN(wrapper_flip));
+  m.impl("roll", TORCH_FN(wrapper_roll));
+  m.impl("repeat", TORCH_FN(wrapper_repeat));
+  m.impl("tril.out", TORCH_FN(wrapper_tril_out));
+  m.impl("tril", TORCH_FN(wrapper_tril));
+  m.impl("tril_", TORCH_FN(wrapper_tril_));
+  m.impl("triu.out", TORCH_FN(wrapper_triu_out));
+  m.impl("triu", TORCH_FN(wrapper_triu));
+  m.impl("triu_", TORCH_FN(wrapper_triu_));
+  m.impl("tril_indices", TORCH_FN(wrapper_tril_indices));
+  m.impl("triu_indices", TORCH_FN(wrapper_triu_indices));
+  m.impl("unfold", TORCH_FN(wrapper_unfold));
+  m.impl("unfold_backward", TORCH_FN(wrapper_unfold_backward));
+  m.impl("cumsum.out", TORCH_FN(wrapper_cumsum_out));
+  m.impl("cumsum", TORCH_FN(wrapper_cumsum));
+  m.impl("cumsum_", TORCH_FN(wrapper_cumsum_));
+  m.impl("cumprod.out", TORCH_FN(wrapper_cumprod_out));
+  m.impl("cumprod", TORCH_FN(wrapper_cumprod));
+  m.impl("cumprod_", TORCH_FN(wrapper_cumprod_));
+  m.impl("sort.values_stable", TORCH_FN(wrapper_sort_values_stable));
+  m.impl("sort.stable", TORCH_FN(wrapper_sort_stable));
+  m.impl("topk.values", TORCH_FN(wrapper_topk_values));
+  m.impl("topk", TORCH_FN(wrapper_topk));
+  m.impl("all.all_out", TORCH_FN(wrapper_all_all_out));
+  m.impl("all", TORCH_FN(wrapper_all));
+  m.impl("all.out", TORCH_FN(wrapper_all_out));
+  m.impl("all.dim", TORCH_FN(wrapper_all_dim));
+  m.impl("all.dims_out", TORCH_FN(wrapper_all_dims_out));
+  m.impl("all.dims", TORCH_FN(wrapper_all_dims));
+  m.impl("any.all_out", TORCH_FN(wrapper_any_all_out));
+  m.impl("any", TORCH_FN(wrapper_any));
+  m.impl("any.out", TORCH_FN(wrapper_any_out));
+  m.impl("any.dim", TORCH_FN(wrapper_any_dim));
+  m.impl("any.dims_out", TORCH_FN(wrapper_any_dims_out));
+  m.impl("any.dims", TORCH_FN(wrapper_any_dims));
 }

@@ -8,6 +8,8 @@
 #include <ATen/ATen.h>
 #include <ATen/native/ReduceOpsUtils.h>
 #include <ATen/native/Resize.h>
+#include <ATen/ops/all_meta.h>
+#include <ATen/ops/any_meta.h>
 
 #include <algorithm>
 #include <vector>
@@ -283,6 +285,14 @@ at::Tensor& var_std(const char* name, bool take_sqrt, const at::Tensor& self, at
   return out;
 }
 
+// all/any over the dims of `mask` into `result` (bool, or uint8 for uint8 input), which ATen's
+// meta function shaped: the impl of the structured all/any kernels.
+void all_any_impl(ReduceOp op, const at::Tensor& self, const DimMask& mask, bool keepdim, const at::Tensor& result) {
+  check_kernel_dtype(op == ReduceOp::All ? "all" : "any", self.scalar_type());
+  at::Tensor out = result;
+  reduce_into(op, self, mask, keepdim, {&out});
+}
+
 }  // namespace
 
 TORCH_IMPL_FUNC(sum_out)(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
@@ -371,6 +381,32 @@ std::tuple<at::Tensor&, at::Tensor&> std_mean_out(const at::Tensor& self, at::Op
                                                   const std::optional<at::Scalar>& correction, bool keepdim,
                                                   at::Tensor& out0, at::Tensor& out1) {
   return var_std_mean("std_mean", true, self, dim, correction, keepdim, out0, out1);
+}
+
+TORCH_IMPL_FUNC(all_all_out)(const at::Tensor& self, const at::Tensor& out) {
+  all_any_impl(ReduceOp::All, self, all_dims(self), false, out);
+}
+
+TORCH_IMPL_FUNC(all_dim_out)(const at::Tensor& self, int64_t dim, bool keepdim, const at::Tensor& out) {
+  all_any_impl(ReduceOp::All, self, one_dim(self, at::maybe_wrap_dim(dim, self.dim())), keepdim, out);
+}
+
+TORCH_IMPL_FUNC(all_dims_out)(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                              const at::Tensor& out) {
+  all_any_impl(ReduceOp::All, self, at::native::make_dim_mask(dim, self.dim()), keepdim, out);
+}
+
+TORCH_IMPL_FUNC(any_all_out)(const at::Tensor& self, const at::Tensor& out) {
+  all_any_impl(ReduceOp::Any, self, all_dims(self), false, out);
+}
+
+TORCH_IMPL_FUNC(any_dim_out)(const at::Tensor& self, int64_t dim, bool keepdim, const at::Tensor& out) {
+  all_any_impl(ReduceOp::Any, self, one_dim(self, at::maybe_wrap_dim(dim, self.dim())), keepdim, out);
+}
+
+TORCH_IMPL_FUNC(any_dims_out)(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                              const at::Tensor& out) {
+  all_any_impl(ReduceOp::Any, self, at::native::make_dim_mask(dim, self.dim()), keepdim, out);
 }
 
 }  // namespace foo::native
