@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-#include "runtime/driver/launch_limits.h"
+#include "sim/launch_limits.h"
 
 #if defined(__CUDACC__)
 #include <cuda_runtime.h>
@@ -30,7 +30,8 @@ using Stream = void*;  // the driver's stream handle (cudaStream_t on cuda)
 
 namespace FOO_TARGET {
 
-// The one launch API of both targets (DESIGN.md decision 5): never a bare <<<...>>>.
+// The one launch API of both targets (docs/decisions.md, "One kernel source, two compiles"):
+// never a bare <<<...>>>.
 //
 // launch: for any kernel. On sim a block's threads are cooperative fibers, so __syncthreads,
 //   shared memory and warp collectives work; shared_bytes is the dynamic shared memory
@@ -40,14 +41,14 @@ namespace FOO_TARGET {
 //   thread; a barrier or warp collective inside is an error naming the kernel. On cuda both are
 //   the same <<<>>> launch.
 // Both throw std::runtime_error naming the kernel when the configuration breaks a limit of
-// runtime/driver/launch_limits.h, and on sim queue the work asynchronously on `stream`: errors
+// sim/launch_limits.h, and on sim queue the work asynchronously on `stream`: errors
 // inside the kernel surface at the next synchronize. `name` is copied.
 template <class... Params, class... Args>
 void launch(const char* name, void (*kernel)(Params...), dim3 grid, dim3 block, size_t shared_bytes,
             Stream stream, Args&&... args) {
 #if defined(__CUDACC__)
   const unsigned g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
-  const std::string why = foo::runtime::launch_config_error(g, b, shared_bytes);
+  const std::string why = foo::sim::launch_config_error(g, b, shared_bytes);
   if (!why.empty()) throw std::runtime_error(std::string(name) + ": invalid launch: " + why);
   kernel<<<grid, block, shared_bytes, static_cast<cudaStream_t>(stream)>>>(std::forward<Args>(args)...);
   const cudaError_t status = cudaGetLastError();

@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "driver.h"
-#include "launch_limits.h"
 #include "sim_event.h"
 #include "sim_memory.h"
 #include "sim_stream.h"
+#include "sim/launch_limits.h"
 
 namespace foo::runtime {
 namespace {
@@ -255,9 +255,9 @@ class SimDriver final : public Driver {
     p.major = 9;
     p.minor = 0;
     // The emulator (csrc/sim) enforces these limits at every launch.
-    p.max_threads_per_block = static_cast<int>(kMaxThreadsPerBlock);
-    p.max_shared_memory_per_block = static_cast<int>(kMaxSharedMemoryPerBlock);
-    p.warp_size = kWarpSize;
+    p.max_threads_per_block = static_cast<int>(foo::sim::kMaxThreadsPerBlock);
+    p.max_shared_memory_per_block = static_cast<int>(foo::sim::kMaxSharedMemoryPerBlock);
+    p.warp_size = foo::sim::kWarpSize;
     return p;
   }
 
