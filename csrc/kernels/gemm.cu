@@ -178,8 +178,7 @@ void launch_gemm_tiled(Stream stream, const GemmParams<T>& p) {
   constexpr int kThreads = (Tile::BM / Tile::TM) * (Tile::BN / Tile::TN);
   const int64_t m_tiles = (p.m + Tile::BM - 1) / Tile::BM, n_tiles = (p.n + Tile::BN - 1) / Tile::BN;
   // gridDim.y and .z stop at 65535: the kernel loops over the rest.
-  const dim3 grid(static_cast<unsigned>(m_tiles), static_cast<unsigned>(n_tiles < 65535 ? n_tiles : 65535),
-                  static_cast<unsigned>(p.batch < 65535 ? p.batch : 65535));
+  const dim3 grid(static_cast<unsigned>(m_tiles), capped_grid(n_tiles).x, capped_grid(p.batch).x);
   launch("foo::gemm", gemm_tiled_kernel<T, Tile::BM, Tile::BN, Tile::BK, Tile::TM, Tile::TN, Tile::MinBlocks>, grid,
          dim3(kThreads), 0, stream, p);
 }

@@ -78,9 +78,17 @@ void launch_independent(const char* name, void (*kernel)(Params...), dim3 grid, 
 #endif
 }
 
-// Blocks of 256 threads covering n elements.
-inline dim3 blocks_for(int64_t n, unsigned threads = 256) {
-  return dim3(static_cast<unsigned>((n + threads - 1) / threads));
+// The one grid-size helper. A grid of `blocks` blocks, at least one (an empty grid is an invalid
+// launch) and at most max_blocks: a grid-stride kernel loops over the rest. The default, 65535,
+// fits every grid dimension.
+inline dim3 capped_grid(int64_t blocks, int64_t max_blocks = foo::sim::kMaxGridDimY) {
+  return dim3(static_cast<unsigned>(blocks < 1 ? 1 : blocks > max_blocks ? max_blocks : blocks));
+}
+
+// Blocks of `threads` threads covering n work items (a thread each), capped as above; by default
+// only by the grid's x limit, for kernels that are not grid-stride loops.
+inline dim3 blocks_for(int64_t n, unsigned threads = 256, int64_t max_blocks = foo::sim::kMaxGridDimX) {
+  return capped_grid((n + threads - 1) / threads, max_blocks);
 }
 
 }  // namespace FOO_TARGET
