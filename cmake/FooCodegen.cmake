@@ -24,6 +24,16 @@ if(NOT FOO_PYI)
   set(FOO_PYI "${FOO_GENERATED_DIR}/ops.pyi")
 endif()
 
+# The aten registrations come in REGISTER_SHARDS files (codegen/gen_register.py says how many).
+file(STRINGS "${PROJECT_SOURCE_DIR}/codegen/gen_register.py" _foo_shards REGEX "^REGISTER_SHARDS = [0-9]+$")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/codegen/gen_register.py")
+string(REGEX REPLACE "^REGISTER_SHARDS = " "" _foo_shards "${_foo_shards}")
+set(FOO_REGISTER_SOURCES)
+math(EXPR _foo_last_shard "${_foo_shards} - 1")
+foreach(_i RANGE ${_foo_last_shard})
+  list(APPEND FOO_REGISTER_SOURCES "${FOO_GENERATED_DIR}/RegisterFoo_${_i}.cpp")
+endforeach()
+
 # Every output must be a byproduct, so that Ninja re-checks the files including one after
 # codegen ran. The per-kernel headers (native/<kernel>.h) are the ones that exist now; a header
 # codegen adds is only included by files new in the same build, and the glob picks it up when
@@ -32,7 +42,7 @@ file(GLOB _foo_kernel_headers CONFIGURE_DEPENDS "${FOO_GENERATED_DIR}/native/*.h
 set(FOO_GENERATED_FILES
   "${FOO_GENERATED_DIR}/FooNativeFunctions.h"
   ${_foo_kernel_headers}
-  "${FOO_GENERATED_DIR}/RegisterFoo.cpp"
+  ${FOO_REGISTER_SOURCES}
   "${FOO_GENERATED_DIR}/FooCustomOps.cpp"
   "${FOO_GENERATED_DIR}/FooPythonOps.cpp"
   "${FOO_GENERATED_DIR}/TORCH_VERSION"

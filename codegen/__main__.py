@@ -11,7 +11,7 @@ from .gen_custom import gen_custom
 from .gen_header import KERNEL_HEADER_DIR, gen_headers
 from .gen_pyi import gen_pyi
 from .gen_python import gen_python
-from .gen_register import gen_register
+from .gen_register import gen_register_shards
 from .manifest import ManifestError, parse_manifest
 from .output import stale, write_if_changed
 from .resolve import resolve
@@ -34,8 +34,8 @@ def generate(manifest_path: str, out_dir: str, pyi_path: str) -> dict[str, str]:
         raise ManifestError(shown, 1, f"cannot read the manifest ({e.strerror})", "pass --manifest PATH") from None
     plan = resolve(parse_manifest(text, shown), load_aten())
     files = {os.path.join(out_dir, rel): content for rel, content in gen_headers(plan).items()}
+    files.update({os.path.join(out_dir, name): content for name, content in gen_register_shards(plan).items()})
     files.update({
-        os.path.join(out_dir, "RegisterFoo.cpp"): gen_register(plan),
         os.path.join(out_dir, "FooCustomOps.cpp"): gen_custom(plan),
         os.path.join(out_dir, "FooPythonOps.cpp"): gen_python(plan),
         os.path.join(out_dir, TORCH_VERSION_FILE): gen_torch_version(plan),

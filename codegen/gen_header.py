@@ -1,7 +1,7 @@
 """The kernel declarations (torchgen native API, no SymInt): one header per kernel,
 native/<kernel>.h, so that a manifest edit changes only the headers of the kernels it touches and
-recompiles only the files that include them; FooNativeFunctions.h includes them all (for
-RegisterFoo.cpp)."""
+recompiles only the files that include them; FooNativeFunctions.h includes them all (for code
+outside csrc/aten)."""
 
 from __future__ import annotations
 
