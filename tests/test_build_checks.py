@@ -142,3 +142,38 @@ def test_torch_free_layers_compile_without_torch_includes(target):
         pytest.skip(f"{target} is not part of this build")
     for block in blocks:
         assert "torch/include" not in block and "cmake_pch" not in block, block
+
+
+# --- Another torch version --------------------------------------------------------------------
+
+_COPY_IGNORE = shutil.ignore_patterns(".git", ".venv", "build", "__pycache__", ".pytest_cache", "*.so", "tests")
+
+
+@pytest.mark.skipif(_tool("cmake") is None or _tool("ninja") is None, reason="needs cmake and ninja")
+def test_another_torch_generates_into_the_build_directory(tmp_path):
+    """generated/ is committed for the torch of generated/TORCH_VERSION; configuring against
+    another (here: the committed files claim an older one) must generate into the build directory
+    and leave the committed files alone. Configure and codegen only: seconds, no compile."""
+    src = tmp_path / "src"
+    shutil.copytree(ROOT, src, ignore=_COPY_IGNORE)
+    (src / "generated" / "TORCH_VERSION").write_text("# committed for another torch\n2.11\n")
+    committed = {p: p.read_bytes() for p in [*(src / "generated").rglob("*"), src / "torch_foo" / "ops.pyi"]
+                 if p.is_file()}
+    build = src / "build"
+    cmake = _tool("cmake")
+    configure = subprocess.run(
+        [cmake, "-S", str(src), "-B", str(build), "-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}",
+         "-DFOO_USE_CUDA=OFF", f"-DPython_EXECUTABLE={sys.executable}"],
+        capture_output=True, text=True, timeout=600)
+    assert configure.returncode == 0, configure.stdout[-3000:] + configure.stderr[-3000:]
+    assert "generated/ is for torch 2.11" in configure.stdout, configure.stdout[-3000:]
+    gen = subprocess.run([cmake, "--build", str(build), "--target", "foo_codegen"],
+                         capture_output=True, text=True, timeout=600)
+    assert gen.returncode == 0, gen.stdout[-3000:] + gen.stderr[-3000:]
+
+    assert (build / "generated" / "RegisterFoo_0.cpp").is_file()
+    assert (build / "generated" / "native" / "add_out.h").is_file()
+    assert (build / "generated" / "ops.pyi").is_file()
+    assert (build / "generated" / "TORCH_VERSION").read_text() != "# committed for another torch\n2.11\n"
+    now = {p: p.read_bytes() for p in committed}
+    assert now == committed, "the committed generated files changed"
