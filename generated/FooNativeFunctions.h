@@ -17,6 +17,7 @@
 #include "native/set_source_storage.h"
 #include "native/set_source_storage_offset.h"
 #include "native/set_empty.h"
+#include "native/record_stream.h"
 #include "native/normal_.h"
 #include "native/uniform_.h"
 #include "native/bernoulli_float_.h"

@@ -8,6 +8,7 @@
 #include "native/as_strided.h"
 #include "native/resize_.h"
 #include "native/set_empty.h"
+#include "native/record_stream.h"
 #include "native/native_dropout.h"
 #include "native/mul_out.h"
 #include "native/div_out.h"
@@ -46,6 +47,13 @@ at::Tensor & wrapper_set_(at::Tensor & self) {
   check_device("aten::set_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
   return foo::native::set_empty(self);
+}
+
+void wrapper_record_stream(at::Tensor & self, at::Stream s) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::record_stream", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::record_stream(self, s);
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper_native_dropout(const at::Tensor & input, double p, ::std::optional<bool> train) {
@@ -373,6 +381,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("as_strided", TORCH_FN(wrapper_as_strided));
   m.impl("resize_", TORCH_FN(wrapper_resize_));
   m.impl("set_", TORCH_FN(wrapper_set_));
+  m.impl("record_stream", TORCH_FN(wrapper_record_stream));
   m.impl("native_dropout", TORCH_FN(wrapper_native_dropout));
   m.impl("mul.out", TORCH_FN(wrapper_mul_out));
   m.impl("mul.Tensor", TORCH_FN(wrapper_mul_Tensor));

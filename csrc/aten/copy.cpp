@@ -14,6 +14,8 @@
 #include "native/fill_tensor.h"
 #include "native/local_scalar_dense.h"
 #include "native/zero_.h"
+#include "runtime/event.h"
+#include "runtime/host_allocator.h"
 #include "runtime/stream.h"
 
 namespace foo::native {
@@ -45,10 +47,21 @@ void copy_on_device(const at::Tensor& src, const at::Tensor& dst) {
                   });
 }
 
-void memcpy_bytes(const at::Tensor& src, const at::Tensor& dst, CopyKind kind, c10::DeviceIndex device) {
-  auto stream = current_native_stream(device);
-  driver().memcpy_async(dst.data_ptr(), src.data_ptr(), dst.nbytes(), kind, stream);
-  if (kind != CopyKind::HostToDevice) driver().synchronize_stream(stream);  // the reader is elsewhere
+// Moves dst.nbytes() dense bytes between the host and `device`, on its current stream. As
+// cudaMemcpyAsync in torch.cuda's copy: a pageable host-to-device source is staged by the driver,
+// so nothing waits; a pinned host buffer copied with non_blocking stays in flight, the host
+// allocator keeping it from reuse until the stream passes the copy (the caller synchronises
+// before reading a device-to-host result); every other copy waits for its stream.
+void memcpy_host(const at::Tensor& src, const at::Tensor& dst, CopyKind kind, c10::DeviceIndex device,
+                 bool non_blocking = false) {
+  const auto stream = foo::runtime::current_stream(device);
+  const auto handle = foo::runtime::native_stream(stream);
+  driver().memcpy_async(dst.data_ptr(), src.data_ptr(), dst.nbytes(), kind, handle);
+  const at::Tensor& host = kind == CopyKind::HostToDevice ? src : dst;
+  const bool pinned = driver().is_pinned(host.data_ptr());
+  if (kind == CopyKind::HostToDevice && !pinned) return;
+  if (pinned && non_blocking && foo::runtime::record_host_use(host.storage().data_ptr(), stream)) return;
+  driver().synchronize_stream(handle);
 }
 
 void copy_device_to_device(const at::Tensor& src, const at::Tensor& dst) {
@@ -63,42 +76,47 @@ void copy_device_to_device(const at::Tensor& src, const at::Tensor& dst) {
     return;
   }
   // Across devices only dense bytes move: densify on the source device, memcpy, then lay out on
-  // the destination device. The source's producing work lives on its own device's stream.
+  // the destination device. As torch.cuda, no host wait: a two-way barrier between the two
+  // devices' current streams, the copy queued on the source's.
+  const auto src_stream = foo::runtime::current_stream(src_device);
+  const auto dst_stream = foo::runtime::current_stream(dst_device);
   const at::Tensor dense_src = src.expand(dst.sizes()).contiguous();
-  driver().synchronize_stream(current_native_stream(src_device));
   const bool direct = dst.is_contiguous() && dst.scalar_type() == src.scalar_type();
   const at::Tensor landing = direct ? dst : at::empty(dst.sizes(), dst.options().dtype(src.scalar_type()));
-  memcpy_bytes(dense_src, landing, CopyKind::DeviceToDevice, dst_device);
+  foo::runtime::Event(dst_stream).block(src_stream);  // nothing on dst still uses landing
+  driver().memcpy_async(landing.data_ptr(), dense_src.data_ptr(), landing.nbytes(), CopyKind::DeviceToDevice,
+                        foo::runtime::native_stream(src_stream));
+  foo::runtime::Event(src_stream).block(dst_stream);  // dst's later work sees the bytes
   if (!direct) copy_on_device(landing, dst);
 }
 
-void copy_device_to_host(const at::Tensor& src, const at::Tensor& dst) {
+void copy_device_to_host(const at::Tensor& src, const at::Tensor& dst, bool non_blocking) {
   if (plain_bytes_copy(src, dst)) {
-    memcpy_bytes(src, dst, CopyKind::DeviceToHost, src.device().index());
+    memcpy_host(src, dst, CopyKind::DeviceToHost, src.device().index(), non_blocking);
     return;
   }
   // Lay the data out densely in dst's dtype on the device, then move bytes.
   at::Tensor dense = at::empty(dst.sizes(), src.options().dtype(dst.scalar_type()));
   copy_on_device(src, dense);
   if (dst.is_contiguous()) {
-    memcpy_bytes(dense, dst, CopyKind::DeviceToHost, src.device().index());
+    memcpy_host(dense, dst, CopyKind::DeviceToHost, src.device().index());
   } else {
     at::Tensor landing = at::empty(dst.sizes(), dst.options().memory_format(at::MemoryFormat::Contiguous));
-    memcpy_bytes(dense, landing, CopyKind::DeviceToHost, src.device().index());
+    memcpy_host(dense, landing, CopyKind::DeviceToHost, src.device().index());
     dst.copy_(landing);
   }
 }
 
-void copy_host_to_device(const at::Tensor& src, const at::Tensor& dst) {
+void copy_host_to_device(const at::Tensor& src, const at::Tensor& dst, bool non_blocking) {
   const at::Tensor host = src.resolve_conj().resolve_neg();
   if (plain_bytes_copy(host, dst)) {
-    memcpy_bytes(host, dst, CopyKind::HostToDevice, dst.device().index());
+    memcpy_host(host, dst, CopyKind::HostToDevice, dst.device().index(), non_blocking);
     return;
   }
   // Move src's bytes densely (in its own dtype), then broadcast, cast and lay out on the device.
   const at::Tensor dense_host = host.contiguous();
   at::Tensor landing = at::empty(dense_host.sizes(), dst.options().dtype(dense_host.scalar_type()));
-  memcpy_bytes(dense_host, landing, CopyKind::HostToDevice, dst.device().index());
+  memcpy_host(dense_host, landing, CopyKind::HostToDevice, dst.device().index());
   copy_on_device(landing, dst);
   // The pageable host buffer must outlive the asynchronous copy.
   driver().synchronize_stream(current_native_stream(dst.device().index()));
@@ -106,7 +124,8 @@ void copy_host_to_device(const at::Tensor& src, const at::Tensor& dst) {
 
 }  // namespace
 
-at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool /*non_blocking*/) {
+// non_blocking is honoured where CUDA honours it: plain byte copies whose host side is pinned.
+at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
   TORCH_CHECK(on_foo(self) || on_foo(dst), "_copy_from: neither tensor is on foo");
   TORCH_CHECK(self.device().is_cpu() || on_foo(self), "_copy_from: cannot copy from ", self.device(), " to ", dst.device());
   TORCH_CHECK(dst.device().is_cpu() || on_foo(dst), "_copy_from: cannot copy from ", self.device(), " to ", dst.device());
@@ -114,9 +133,9 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool /*non_b
   if (on_foo(self) && on_foo(dst)) {
     copy_device_to_device(self, dst);
   } else if (on_foo(self)) {
-    copy_device_to_host(self, dst);
+    copy_device_to_host(self, dst, non_blocking);
   } else {
-    copy_host_to_device(self, dst);
+    copy_host_to_device(self, dst, non_blocking);
   }
   return dst;
 }
