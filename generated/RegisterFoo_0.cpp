@@ -15,6 +15,15 @@
 #include "native/relu.h"
 #include "native/gelu_out.h"
 #include "native/clamp_min_out.h"
+#include "native/native_group_norm.h"
+#include "native/native_batch_norm_legit_out.h"
+#include "native/batch_norm_with_update.h"
+#include "native/upsample_nearest1d_backward_out.h"
+#include "native/upsample_bilinear2d_out.h"
+#include "native/repeat.h"
+#include "native/tril_out.h"
+#include "native/any_all_out.h"
+#include "native/any_dims_out.h"
 
 namespace {
 
@@ -188,6 +197,140 @@ at::Tensor & wrapper_clamp_min_(at::Tensor & self, const at::Scalar & min) {
   return self;
 }
 
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_group_norm(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, c10::SymInt N, c10::SymInt C, c10::SymInt HxW, int64_t group, double eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_group_norm", "input", input, common_device_, false);
+  check_device("aten::native_group_norm", "weight", weight, common_device_, false);
+  check_device("aten::native_group_norm", "bias", bias, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_group_norm(input, weight, bias, N.guard_int(__FILE__, __LINE__), C.guard_int(__FILE__, __LINE__), HxW.guard_int(__FILE__, __LINE__), group, eps);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper__native_batch_norm_legit_out(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, at::Tensor & running_mean, at::Tensor & running_var, bool training, double momentum, double eps, at::Tensor & out, at::Tensor & save_mean, at::Tensor & save_invstd) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_native_batch_norm_legit.out", "input", input, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.out", "weight", weight, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.out", "bias", bias, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.out", "running_mean", running_mean, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.out", "running_var", running_var, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.out", "out", out, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.out", "save_mean", save_mean, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.out", "save_invstd", save_invstd, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_batch_norm_legit_out(input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor> wrapper__batch_norm_with_update(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, at::Tensor & running_mean, at::Tensor & running_var, double momentum, double eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_batch_norm_with_update", "input", input, common_device_, false);
+  check_device("aten::_batch_norm_with_update", "weight", weight, common_device_, false);
+  check_device("aten::_batch_norm_with_update", "bias", bias, common_device_, false);
+  check_device("aten::_batch_norm_with_update", "running_mean", running_mean, common_device_, false);
+  check_device("aten::_batch_norm_with_update", "running_var", running_var, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::batch_norm_with_update(input, weight, bias, running_mean, running_var, momentum, eps);
+}
+
+at::Tensor & wrapper_upsample_nearest1d_backward_grad_input(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, ::std::optional<double> scales, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest1d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::upsample_nearest1d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::upsample_nearest1d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), scales, grad_input);
+}
+
+at::Tensor wrapper_upsample_nearest1d_backward(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, ::std::optional<double> scales) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest1d_backward", "grad_output", grad_output, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::upsample_nearest1d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), scales, grad_input);
+  return grad_input;
+}
+
+at::Tensor & wrapper_upsample_bilinear2d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_bilinear2d.out", "self", self, common_device_, false);
+  check_device("aten::upsample_bilinear2d.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::upsample_bilinear2d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), align_corners, scales_h, scales_w, out);
+}
+
+at::Tensor wrapper_upsample_bilinear2d(const at::Tensor & self, c10::SymIntArrayRef output_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_bilinear2d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::upsample_bilinear2d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), align_corners, scales_h, scales_w, out);
+  return out;
+}
+
+at::Tensor wrapper_repeat(const at::Tensor & self, c10::SymIntArrayRef repeats) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::repeat", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::repeat(self, C10_AS_INTARRAYREF_SLOW(repeats));
+}
+
+at::Tensor & wrapper_tril_out(const at::Tensor & self, c10::SymInt diagonal, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::tril.out", "self", self, common_device_, false);
+  check_device("aten::tril.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::tril_out(self, diagonal.guard_int(__FILE__, __LINE__), out);
+}
+
+at::Tensor wrapper_tril(const at::Tensor & self, c10::SymInt diagonal) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::tril", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::tril_out(self, diagonal.guard_int(__FILE__, __LINE__), out);
+  return out;
+}
+
+at::Tensor & wrapper_tril_(at::Tensor & self, c10::SymInt diagonal) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::tril_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::tril_out(self, diagonal.guard_int(__FILE__, __LINE__), self);
+  return self;
+}
+
+at::Tensor & wrapper_any_all_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::any.all_out", "self", self, common_device_, false);
+  check_device("aten::any.all_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::any_all_out(self, out);
+}
+
+at::Tensor wrapper_any(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::any", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::any_all_out(self, out);
+  return out;
+}
+
+at::Tensor & wrapper_any_dims_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::any.dims_out", "self", self, common_device_, false);
+  check_device("aten::any.dims_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::any_dims_out(self, dim, keepdim, out);
+}
+
+at::Tensor wrapper_any_dims(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::any.dims", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::any_dims_out(self, dim, keepdim, out);
+  return out;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -211,4 +354,19 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("clamp_min.out", TORCH_FN(wrapper_clamp_min_out));
   m.impl("clamp_min", TORCH_FN(wrapper_clamp_min));
   m.impl("clamp_min_", TORCH_FN(wrapper_clamp_min_));
+  m.impl("native_group_norm", TORCH_FN(wrapper_native_group_norm));
+  m.impl("_native_batch_norm_legit.out", TORCH_FN(wrapper__native_batch_norm_legit_out));
+  m.impl("_batch_norm_with_update", TORCH_FN(wrapper__batch_norm_with_update));
+  m.impl("upsample_nearest1d_backward.grad_input", TORCH_FN(wrapper_upsample_nearest1d_backward_grad_input));
+  m.impl("upsample_nearest1d_backward", TORCH_FN(wrapper_upsample_nearest1d_backward));
+  m.impl("upsample_bilinear2d.out", TORCH_FN(wrapper_upsample_bilinear2d_out));
+  m.impl("upsample_bilinear2d", TORCH_FN(wrapper_upsample_bilinear2d));
+  m.impl("repeat", TORCH_FN(wrapper_repeat));
+  m.impl("tril.out", TORCH_FN(wrapper_tril_out));
+  m.impl("tril", TORCH_FN(wrapper_tril));
+  m.impl("tril_", TORCH_FN(wrapper_tril_));
+  m.impl("any.all_out", TORCH_FN(wrapper_any_all_out));
+  m.impl("any", TORCH_FN(wrapper_any));
+  m.impl("any.dims_out", TORCH_FN(wrapper_any_dims_out));
+  m.impl("any.dims", TORCH_FN(wrapper_any_dims));
 }

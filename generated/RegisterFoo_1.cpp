@@ -24,6 +24,15 @@
 #include "native/pow_tensor_scalar_out.h"
 #include "native/pow_scalar_out.h"
 #include "native/bitwise_xor_out.h"
+#include "native/native_batch_norm_legit_no_stats_out.h"
+#include "native/max_pool2d_with_indices_out.h"
+#include "native/max_pool2d_with_indices_backward_out.h"
+#include "native/adaptive_max_pool2d_out.h"
+#include "native/upsample_nearest2d_backward_out.h"
+#include "native/gather_out.h"
+#include "native/cat_out.h"
+#include "native/triu_indices.h"
+#include "native/unfold_backward.h"
 
 namespace {
 
@@ -383,6 +392,144 @@ at::Tensor & wrapper_bitwise_xor__Tensor(at::Tensor & self, const at::Tensor & o
   return self;
 }
 
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper__native_batch_norm_legit_no_stats_out(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, bool training, double momentum, double eps, at::Tensor & out, at::Tensor & save_mean, at::Tensor & save_invstd) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_native_batch_norm_legit.no_stats_out", "input", input, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.no_stats_out", "weight", weight, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.no_stats_out", "bias", bias, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.no_stats_out", "out", out, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.no_stats_out", "save_mean", save_mean, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.no_stats_out", "save_invstd", save_invstd, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_batch_norm_legit_no_stats_out(input, weight, bias, training, momentum, eps, out, save_mean, save_invstd);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_max_pool2d_with_indices_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, at::Tensor & out, at::Tensor & indices) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::max_pool2d_with_indices.out", "self", self, common_device_, false);
+  check_device("aten::max_pool2d_with_indices.out", "out", out, common_device_, false);
+  check_device("aten::max_pool2d_with_indices.out", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::max_pool2d_with_indices_out(self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_max_pool2d_with_indices(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::max_pool2d_with_indices", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  at::Tensor indices;  // undefined: the out kernel allocates it
+  foo::native::max_pool2d_with_indices_out(self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
+  return ::std::tuple<at::Tensor,at::Tensor>(out, indices);
+}
+
+at::Tensor & wrapper_max_pool2d_with_indices_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::max_pool2d_with_indices_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::max_pool2d_with_indices_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::max_pool2d_with_indices_backward.grad_input", "indices", indices, common_device_, false);
+  check_device("aten::max_pool2d_with_indices_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::max_pool2d_with_indices_backward_out(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, grad_input);
+}
+
+at::Tensor wrapper_max_pool2d_with_indices_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::max_pool2d_with_indices_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::max_pool2d_with_indices_backward", "self", self, common_device_, false);
+  check_device("aten::max_pool2d_with_indices_backward", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::max_pool2d_with_indices_backward_out(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, grad_input);
+  return grad_input;
+}
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_adaptive_max_pool2d_out(const at::Tensor & self, at::IntArrayRef output_size, at::Tensor & out, at::Tensor & indices) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::adaptive_max_pool2d.out", "self", self, common_device_, false);
+  check_device("aten::adaptive_max_pool2d.out", "out", out, common_device_, false);
+  check_device("aten::adaptive_max_pool2d.out", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::adaptive_max_pool2d_out(self, output_size, out, indices);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_adaptive_max_pool2d(const at::Tensor & self, at::IntArrayRef output_size) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::adaptive_max_pool2d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  at::Tensor indices;  // undefined: the out kernel allocates it
+  foo::native::adaptive_max_pool2d_out(self, output_size, out, indices);
+  return ::std::tuple<at::Tensor,at::Tensor>(out, indices);
+}
+
+at::Tensor & wrapper_upsample_nearest2d_backward_grad_input(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest2d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::upsample_nearest2d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::upsample_nearest2d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), scales_h, scales_w, grad_input);
+}
+
+at::Tensor wrapper_upsample_nearest2d_backward(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest2d_backward", "grad_output", grad_output, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::upsample_nearest2d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), scales_h, scales_w, grad_input);
+  return grad_input;
+}
+
+at::Tensor & wrapper_gather_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, bool sparse_grad, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::gather.out", "self", self, common_device_, false);
+  check_device("aten::gather.out", "index", index, common_device_, false);
+  check_device("aten::gather.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::gather_out(self, dim, index, sparse_grad, out);
+}
+
+at::Tensor wrapper_gather(const at::Tensor & self, int64_t dim, const at::Tensor & index, bool sparse_grad) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::gather", "self", self, common_device_, false);
+  check_device("aten::gather", "index", index, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::gather_out(self, dim, index, sparse_grad, out);
+  return out;
+}
+
+at::Tensor & wrapper_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cat.out", "tensors", tensors, common_device_, false);
+  check_device("aten::cat.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::cat_out(tensors, dim, out);
+}
+
+at::Tensor wrapper_cat(const at::ITensorListRef & tensors, int64_t dim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cat", "tensors", tensors, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::cat_out(tensors, dim, out);
+  return out;
+}
+
+at::Tensor wrapper_triu_indices(int64_t row, int64_t col, int64_t offset, ::std::optional<at::ScalarType> dtype, ::std::optional<at::Layout> layout, ::std::optional<at::Device> device, ::std::optional<bool> pin_memory) {
+  ::std::optional<c10::Device> common_device_;
+  common_device_ = device;
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::triu_indices(row, col, offset, dtype, layout, device, pin_memory);
+}
+
+at::Tensor wrapper_unfold_backward(const at::Tensor & grad_in, c10::SymIntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::unfold_backward", "grad_in", grad_in, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::unfold_backward(grad_in, C10_AS_INTARRAYREF_SLOW(input_sizes), dim, size, step);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -427,4 +574,19 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("bitwise_xor.Tensor_out", TORCH_FN(wrapper_bitwise_xor_Tensor_out));
   m.impl("bitwise_xor.Tensor", TORCH_FN(wrapper_bitwise_xor_Tensor));
   m.impl("bitwise_xor_.Tensor", TORCH_FN(wrapper_bitwise_xor__Tensor));
+  m.impl("_native_batch_norm_legit.no_stats_out", TORCH_FN(wrapper__native_batch_norm_legit_no_stats_out));
+  m.impl("max_pool2d_with_indices.out", TORCH_FN(wrapper_max_pool2d_with_indices_out));
+  m.impl("max_pool2d_with_indices", TORCH_FN(wrapper_max_pool2d_with_indices));
+  m.impl("max_pool2d_with_indices_backward.grad_input", TORCH_FN(wrapper_max_pool2d_with_indices_backward_grad_input));
+  m.impl("max_pool2d_with_indices_backward", TORCH_FN(wrapper_max_pool2d_with_indices_backward));
+  m.impl("adaptive_max_pool2d.out", TORCH_FN(wrapper_adaptive_max_pool2d_out));
+  m.impl("adaptive_max_pool2d", TORCH_FN(wrapper_adaptive_max_pool2d));
+  m.impl("upsample_nearest2d_backward.grad_input", TORCH_FN(wrapper_upsample_nearest2d_backward_grad_input));
+  m.impl("upsample_nearest2d_backward", TORCH_FN(wrapper_upsample_nearest2d_backward));
+  m.impl("gather.out", TORCH_FN(wrapper_gather_out));
+  m.impl("gather", TORCH_FN(wrapper_gather));
+  m.impl("cat.out", TORCH_FN(wrapper_cat_out));
+  m.impl("cat", TORCH_FN(wrapper_cat));
+  m.impl("triu_indices", TORCH_FN(wrapper_triu_indices));
+  m.impl("unfold_backward", TORCH_FN(wrapper_unfold_backward));
 }

@@ -22,6 +22,13 @@
 #include "native/addcmul_out.h"
 #include "native/addcdiv_out.h"
 #include "native/clamp_max_tensor_out.h"
+#include "native/native_layer_norm.h"
+#include "native/native_batch_norm_backward.h"
+#include "native/embedding_renorm_.h"
+#include "native/scatter_src_out.h"
+#include "native/scatter_reduce_two_out.h"
+#include "native/nonzero_out.h"
+#include "native/cumsum_out.h"
 
 namespace {
 
@@ -375,6 +382,140 @@ at::Tensor & wrapper_clamp_max__Tensor(at::Tensor & self, const at::Tensor & max
   return self;
 }
 
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_layer_norm(const at::Tensor & input, c10::SymIntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, double eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_layer_norm", "input", input, common_device_, false);
+  check_device("aten::native_layer_norm", "weight", weight, common_device_, false);
+  check_device("aten::native_layer_norm", "bias", bias, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_layer_norm(input, C10_AS_INTARRAYREF_SLOW(normalized_shape), weight, bias, eps);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_batch_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_invstd, bool train, double eps, ::std::array<bool,3> output_mask) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_batch_norm_backward", "grad_out", grad_out, common_device_, false);
+  check_device("aten::native_batch_norm_backward", "input", input, common_device_, false);
+  check_device("aten::native_batch_norm_backward", "weight", weight, common_device_, false);
+  check_device("aten::native_batch_norm_backward", "running_mean", running_mean, common_device_, false);
+  check_device("aten::native_batch_norm_backward", "running_var", running_var, common_device_, false);
+  check_device("aten::native_batch_norm_backward", "save_mean", save_mean, common_device_, false);
+  check_device("aten::native_batch_norm_backward", "save_invstd", save_invstd, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
+}
+
+at::Tensor & wrapper_embedding_renorm_(at::Tensor & self, const at::Tensor & indices, double max_norm, double norm_type) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::embedding_renorm_", "self", self, common_device_, false);
+  check_device("aten::embedding_renorm_", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::embedding_renorm_(self, indices, max_norm, norm_type);
+}
+
+at::Tensor & wrapper_scatter_src_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.src_out", "self", self, common_device_, false);
+  check_device("aten::scatter.src_out", "index", index, common_device_, false);
+  check_device("aten::scatter.src_out", "src", src, common_device_, false);
+  check_device("aten::scatter.src_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::scatter_src_out(self, dim, index, src, out);
+}
+
+at::Tensor wrapper_scatter_src(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.src", "self", self, common_device_, false);
+  check_device("aten::scatter.src", "index", index, common_device_, false);
+  check_device("aten::scatter.src", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::scatter_src_out(self, dim, index, src, out);
+  return out;
+}
+
+at::Tensor & wrapper_scatter__src(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_.src", "self", self, common_device_, false);
+  check_device("aten::scatter_.src", "index", index, common_device_, false);
+  check_device("aten::scatter_.src", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::scatter_src_out(self, dim, index, src, self);
+  return self;
+}
+
+at::Tensor & wrapper_scatter_reduce_two_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, bool include_self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_reduce.two_out", "self", self, common_device_, false);
+  check_device("aten::scatter_reduce.two_out", "index", index, common_device_, false);
+  check_device("aten::scatter_reduce.two_out", "src", src, common_device_, false);
+  check_device("aten::scatter_reduce.two_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::scatter_reduce_two_out(self, dim, index, src, reduce, include_self, out);
+}
+
+at::Tensor wrapper_scatter_reduce_two(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, bool include_self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_reduce.two", "self", self, common_device_, false);
+  check_device("aten::scatter_reduce.two", "index", index, common_device_, false);
+  check_device("aten::scatter_reduce.two", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::scatter_reduce_two_out(self, dim, index, src, reduce, include_self, out);
+  return out;
+}
+
+at::Tensor & wrapper_scatter_reduce__two(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, bool include_self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_reduce_.two", "self", self, common_device_, false);
+  check_device("aten::scatter_reduce_.two", "index", index, common_device_, false);
+  check_device("aten::scatter_reduce_.two", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::scatter_reduce_two_out(self, dim, index, src, reduce, include_self, self);
+  return self;
+}
+
+at::Tensor & wrapper_nonzero_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::nonzero.out", "self", self, common_device_, false);
+  check_device("aten::nonzero.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::nonzero_out(self, out);
+}
+
+at::Tensor wrapper_nonzero(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::nonzero", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::nonzero_out(self, out);
+  return out;
+}
+
+at::Tensor & wrapper_cumsum_out(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cumsum.out", "self", self, common_device_, false);
+  check_device("aten::cumsum.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::cumsum_out(self, dim, dtype, out);
+}
+
+at::Tensor wrapper_cumsum(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cumsum", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::cumsum_out(self, dim, dtype, out);
+  return out;
+}
+
+at::Tensor & wrapper_cumsum_(at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cumsum_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::cumsum_out(self, dim, dtype, self);
+  return self;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -416,4 +557,18 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("clamp_max.Tensor_out", TORCH_FN(wrapper_clamp_max_Tensor_out));
   m.impl("clamp_max.Tensor", TORCH_FN(wrapper_clamp_max_Tensor));
   m.impl("clamp_max_.Tensor", TORCH_FN(wrapper_clamp_max__Tensor));
+  m.impl("native_layer_norm", TORCH_FN(wrapper_native_layer_norm));
+  m.impl("native_batch_norm_backward", TORCH_FN(wrapper_native_batch_norm_backward));
+  m.impl("embedding_renorm_", TORCH_FN(wrapper_embedding_renorm_));
+  m.impl("scatter.src_out", TORCH_FN(wrapper_scatter_src_out));
+  m.impl("scatter.src", TORCH_FN(wrapper_scatter_src));
+  m.impl("scatter_.src", TORCH_FN(wrapper_scatter__src));
+  m.impl("scatter_reduce.two_out", TORCH_FN(wrapper_scatter_reduce_two_out));
+  m.impl("scatter_reduce.two", TORCH_FN(wrapper_scatter_reduce_two));
+  m.impl("scatter_reduce_.two", TORCH_FN(wrapper_scatter_reduce__two));
+  m.impl("nonzero.out", TORCH_FN(wrapper_nonzero_out));
+  m.impl("nonzero", TORCH_FN(wrapper_nonzero));
+  m.impl("cumsum.out", TORCH_FN(wrapper_cumsum_out));
+  m.impl("cumsum", TORCH_FN(wrapper_cumsum));
+  m.impl("cumsum_", TORCH_FN(wrapper_cumsum_));
 }

@@ -14,6 +14,15 @@
 #include "native/logical_or_out.h"
 #include "native/bitwise_and_out.h"
 #include "native/clamp_min_tensor_out.h"
+#include "native/native_layer_norm_backward.h"
+#include "native/avg_pool2d_out.h"
+#include "native/upsample_nearest1d_out.h"
+#include "native/scatter_reduce_out.h"
+#include "native/scatter_add_out.h"
+#include "native/triu_out.h"
+#include "native/tril_indices.h"
+#include "native/sort_stable_out.h"
+#include "native/all_all_out.h"
 
 namespace {
 
@@ -219,6 +228,182 @@ at::Tensor & wrapper_clamp_min__Tensor(at::Tensor & self, const at::Tensor & min
   return self;
 }
 
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_layer_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, c10::SymIntArrayRef normalized_shape, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, ::std::array<bool,3> output_mask) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_layer_norm_backward", "grad_out", grad_out, common_device_, false);
+  check_device("aten::native_layer_norm_backward", "input", input, common_device_, false);
+  check_device("aten::native_layer_norm_backward", "mean", mean, common_device_, false);
+  check_device("aten::native_layer_norm_backward", "rstd", rstd, common_device_, false);
+  check_device("aten::native_layer_norm_backward", "weight", weight, common_device_, false);
+  check_device("aten::native_layer_norm_backward", "bias", bias, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_layer_norm_backward(grad_out, input, C10_AS_INTARRAYREF_SLOW(normalized_shape), mean, rstd, weight, bias, output_mask);
+}
+
+at::Tensor & wrapper_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::avg_pool2d.out", "self", self, common_device_, false);
+  check_device("aten::avg_pool2d.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::avg_pool2d_out(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+}
+
+at::Tensor wrapper_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::avg_pool2d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::avg_pool2d_out(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  return out;
+}
+
+at::Tensor & wrapper_upsample_nearest1d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest1d.out", "self", self, common_device_, false);
+  check_device("aten::upsample_nearest1d.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::upsample_nearest1d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), scales, out);
+}
+
+at::Tensor wrapper_upsample_nearest1d(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest1d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::upsample_nearest1d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), scales, out);
+  return out;
+}
+
+at::Tensor & wrapper_scatter_reduce_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.reduce_out", "self", self, common_device_, false);
+  check_device("aten::scatter.reduce_out", "index", index, common_device_, false);
+  check_device("aten::scatter.reduce_out", "src", src, common_device_, false);
+  check_device("aten::scatter.reduce_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::scatter_reduce_out(self, dim, index, src, reduce, out);
+}
+
+at::Tensor wrapper_scatter_reduce(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.reduce", "self", self, common_device_, false);
+  check_device("aten::scatter.reduce", "index", index, common_device_, false);
+  check_device("aten::scatter.reduce", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::scatter_reduce_out(self, dim, index, src, reduce, out);
+  return out;
+}
+
+at::Tensor & wrapper_scatter__reduce(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_.reduce", "self", self, common_device_, false);
+  check_device("aten::scatter_.reduce", "index", index, common_device_, false);
+  check_device("aten::scatter_.reduce", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::scatter_reduce_out(self, dim, index, src, reduce, self);
+  return self;
+}
+
+at::Tensor & wrapper_scatter_add_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_add.out", "self", self, common_device_, false);
+  check_device("aten::scatter_add.out", "index", index, common_device_, false);
+  check_device("aten::scatter_add.out", "src", src, common_device_, false);
+  check_device("aten::scatter_add.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::scatter_add_out(self, dim, index, src, out);
+}
+
+at::Tensor wrapper_scatter_add(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_add", "self", self, common_device_, false);
+  check_device("aten::scatter_add", "index", index, common_device_, false);
+  check_device("aten::scatter_add", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::scatter_add_out(self, dim, index, src, out);
+  return out;
+}
+
+at::Tensor & wrapper_scatter_add_(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_add_", "self", self, common_device_, false);
+  check_device("aten::scatter_add_", "index", index, common_device_, false);
+  check_device("aten::scatter_add_", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::scatter_add_out(self, dim, index, src, self);
+  return self;
+}
+
+at::Tensor & wrapper_triu_out(const at::Tensor & self, c10::SymInt diagonal, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::triu.out", "self", self, common_device_, false);
+  check_device("aten::triu.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::triu_out(self, diagonal.guard_int(__FILE__, __LINE__), out);
+}
+
+at::Tensor wrapper_triu(const at::Tensor & self, c10::SymInt diagonal) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::triu", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::triu_out(self, diagonal.guard_int(__FILE__, __LINE__), out);
+  return out;
+}
+
+at::Tensor & wrapper_triu_(at::Tensor & self, c10::SymInt diagonal) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::triu_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::triu_out(self, diagonal.guard_int(__FILE__, __LINE__), self);
+  return self;
+}
+
+at::Tensor wrapper_tril_indices(int64_t row, int64_t col, int64_t offset, ::std::optional<at::ScalarType> dtype, ::std::optional<at::Layout> layout, ::std::optional<at::Device> device, ::std::optional<bool> pin_memory) {
+  ::std::optional<c10::Device> common_device_;
+  common_device_ = device;
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::tril_indices(row, col, offset, dtype, layout, device, pin_memory);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_sort_values_stable(const at::Tensor & self, ::std::optional<bool> stable, int64_t dim, bool descending, at::Tensor & values, at::Tensor & indices) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::sort.values_stable", "self", self, common_device_, false);
+  check_device("aten::sort.values_stable", "values", values, common_device_, false);
+  check_device("aten::sort.values_stable", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::sort_stable_out(self, stable, dim, descending, values, indices);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_sort_stable(const at::Tensor & self, ::std::optional<bool> stable, int64_t dim, bool descending) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::sort.stable", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor values;  // undefined: the out kernel allocates it
+  at::Tensor indices;  // undefined: the out kernel allocates it
+  foo::native::sort_stable_out(self, stable, dim, descending, values, indices);
+  return ::std::tuple<at::Tensor,at::Tensor>(values, indices);
+}
+
+at::Tensor & wrapper_all_all_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::all.all_out", "self", self, common_device_, false);
+  check_device("aten::all.all_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::all_all_out(self, out);
+}
+
+at::Tensor wrapper_all(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::all", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::all_all_out(self, out);
+  return out;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -244,4 +429,23 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("clamp_min.Tensor_out", TORCH_FN(wrapper_clamp_min_Tensor_out));
   m.impl("clamp_min.Tensor", TORCH_FN(wrapper_clamp_min_Tensor));
   m.impl("clamp_min_.Tensor", TORCH_FN(wrapper_clamp_min__Tensor));
+  m.impl("native_layer_norm_backward", TORCH_FN(wrapper_native_layer_norm_backward));
+  m.impl("avg_pool2d.out", TORCH_FN(wrapper_avg_pool2d_out));
+  m.impl("avg_pool2d", TORCH_FN(wrapper_avg_pool2d));
+  m.impl("upsample_nearest1d.out", TORCH_FN(wrapper_upsample_nearest1d_out));
+  m.impl("upsample_nearest1d", TORCH_FN(wrapper_upsample_nearest1d));
+  m.impl("scatter.reduce_out", TORCH_FN(wrapper_scatter_reduce_out));
+  m.impl("scatter.reduce", TORCH_FN(wrapper_scatter_reduce));
+  m.impl("scatter_.reduce", TORCH_FN(wrapper_scatter__reduce));
+  m.impl("scatter_add.out", TORCH_FN(wrapper_scatter_add_out));
+  m.impl("scatter_add", TORCH_FN(wrapper_scatter_add));
+  m.impl("scatter_add_", TORCH_FN(wrapper_scatter_add_));
+  m.impl("triu.out", TORCH_FN(wrapper_triu_out));
+  m.impl("triu", TORCH_FN(wrapper_triu));
+  m.impl("triu_", TORCH_FN(wrapper_triu_));
+  m.impl("tril_indices", TORCH_FN(wrapper_tril_indices));
+  m.impl("sort.values_stable", TORCH_FN(wrapper_sort_values_stable));
+  m.impl("sort.stable", TORCH_FN(wrapper_sort_stable));
+  m.impl("all.all_out", TORCH_FN(wrapper_all_all_out));
+  m.impl("all", TORCH_FN(wrapper_all));
 }

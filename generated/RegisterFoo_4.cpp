@@ -26,6 +26,13 @@
 #include "native/masked_fill_tensor_.h"
 #include "native/lerp_scalar_out.h"
 #include "native/lerp_tensor_out.h"
+#include "native/native_batch_norm_legit_no_stats.h"
+#include "native/upsample_linear1d_backward_out.h"
+#include "native/embedding_dense_backward.h"
+#include "native/index_add_out.h"
+#include "native/scatter_value_out.h"
+#include "native/masked_select_out.h"
+#include "native/any_dim_out.h"
 
 namespace {
 
@@ -444,6 +451,135 @@ at::Tensor & wrapper_lerp__Tensor(at::Tensor & self, const at::Tensor & end, con
   return self;
 }
 
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper__native_batch_norm_legit_no_stats(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, bool training, double momentum, double eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_native_batch_norm_legit.no_stats", "input", input, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.no_stats", "weight", weight, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.no_stats", "bias", bias, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_batch_norm_legit_no_stats(input, weight, bias, training, momentum, eps);
+}
+
+at::Tensor & wrapper_upsample_linear1d_backward_grad_input(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, bool align_corners, ::std::optional<double> scales, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_linear1d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::upsample_linear1d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::upsample_linear1d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), align_corners, scales, grad_input);
+}
+
+at::Tensor wrapper_upsample_linear1d_backward(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, bool align_corners, ::std::optional<double> scales) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_linear1d_backward", "grad_output", grad_output, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::upsample_linear1d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), align_corners, scales, grad_input);
+  return grad_input;
+}
+
+at::Tensor wrapper_embedding_dense_backward(const at::Tensor & grad_output, const at::Tensor & indices, c10::SymInt num_weights, c10::SymInt padding_idx, bool scale_grad_by_freq) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::embedding_dense_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::embedding_dense_backward", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::embedding_dense_backward(grad_output, indices, num_weights.guard_int(__FILE__, __LINE__), padding_idx.guard_int(__FILE__, __LINE__), scale_grad_by_freq);
+}
+
+at::Tensor & wrapper_index_add_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::index_add.out", "self", self, common_device_, false);
+  check_device("aten::index_add.out", "index", index, common_device_, false);
+  check_device("aten::index_add.out", "source", source, common_device_, false);
+  check_device("aten::index_add.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::index_add_out(self, dim, index, source, alpha, out);
+}
+
+at::Tensor wrapper_index_add(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::index_add", "self", self, common_device_, false);
+  check_device("aten::index_add", "index", index, common_device_, false);
+  check_device("aten::index_add", "source", source, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::index_add_out(self, dim, index, source, alpha, out);
+  return out;
+}
+
+at::Tensor & wrapper_index_add_(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::index_add_", "self", self, common_device_, false);
+  check_device("aten::index_add_", "index", index, common_device_, false);
+  check_device("aten::index_add_", "source", source, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::index_add_out(self, dim, index, source, alpha, self);
+  return self;
+}
+
+at::Tensor & wrapper_scatter_value_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.value_out", "self", self, common_device_, false);
+  check_device("aten::scatter.value_out", "index", index, common_device_, false);
+  check_device("aten::scatter.value_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::scatter_value_out(self, dim, index, value, out);
+}
+
+at::Tensor wrapper_scatter_value(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.value", "self", self, common_device_, false);
+  check_device("aten::scatter.value", "index", index, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::scatter_value_out(self, dim, index, value, out);
+  return out;
+}
+
+at::Tensor & wrapper_scatter__value(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_.value", "self", self, common_device_, false);
+  check_device("aten::scatter_.value", "index", index, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::scatter_value_out(self, dim, index, value, self);
+  return self;
+}
+
+at::Tensor & wrapper_masked_select_out(const at::Tensor & self, const at::Tensor & mask, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::masked_select.out", "self", self, common_device_, false);
+  check_device("aten::masked_select.out", "mask", mask, common_device_, false);
+  check_device("aten::masked_select.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::masked_select_out(self, mask, out);
+}
+
+at::Tensor wrapper_masked_select(const at::Tensor & self, const at::Tensor & mask) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::masked_select", "self", self, common_device_, false);
+  check_device("aten::masked_select", "mask", mask, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::masked_select_out(self, mask, out);
+  return out;
+}
+
+at::Tensor & wrapper_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::any.out", "self", self, common_device_, false);
+  check_device("aten::any.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::any_dim_out(self, dim, keepdim, out);
+}
+
+at::Tensor wrapper_any_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::any.dim", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::any_dim_out(self, dim, keepdim, out);
+  return out;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -492,4 +628,18 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("lerp.Tensor_out", TORCH_FN(wrapper_lerp_Tensor_out));
   m.impl("lerp.Tensor", TORCH_FN(wrapper_lerp_Tensor));
   m.impl("lerp_.Tensor", TORCH_FN(wrapper_lerp__Tensor));
+  m.impl("_native_batch_norm_legit.no_stats", TORCH_FN(wrapper__native_batch_norm_legit_no_stats));
+  m.impl("upsample_linear1d_backward.grad_input", TORCH_FN(wrapper_upsample_linear1d_backward_grad_input));
+  m.impl("upsample_linear1d_backward", TORCH_FN(wrapper_upsample_linear1d_backward));
+  m.impl("embedding_dense_backward", TORCH_FN(wrapper_embedding_dense_backward));
+  m.impl("index_add.out", TORCH_FN(wrapper_index_add_out));
+  m.impl("index_add", TORCH_FN(wrapper_index_add));
+  m.impl("index_add_", TORCH_FN(wrapper_index_add_));
+  m.impl("scatter.value_out", TORCH_FN(wrapper_scatter_value_out));
+  m.impl("scatter.value", TORCH_FN(wrapper_scatter_value));
+  m.impl("scatter_.value", TORCH_FN(wrapper_scatter__value));
+  m.impl("masked_select.out", TORCH_FN(wrapper_masked_select_out));
+  m.impl("masked_select", TORCH_FN(wrapper_masked_select));
+  m.impl("any.out", TORCH_FN(wrapper_any_out));
+  m.impl("any.dim", TORCH_FN(wrapper_any_dim));
 }

@@ -18,6 +18,16 @@
 #include "native/silu_backward_out.h"
 #include "native/bitwise_not_out.h"
 #include "native/masked_fill_scalar_.h"
+#include "native/fused_rms_norm.h"
+#include "native/adaptive_avg_pool2d.h"
+#include "native/adaptive_max_pool2d_backward_out.h"
+#include "native/upsample_nearest2d_out.h"
+#include "native/upsample_bilinear2d_backward_out.h"
+#include "native/flip.h"
+#include "native/unfold.h"
+#include "native/cumprod_out.h"
+#include "native/topk_out.h"
+#include "native/all_dims_out.h"
 
 namespace {
 
@@ -266,6 +276,151 @@ at::Tensor & wrapper_masked_fill__Scalar(at::Tensor & self, const at::Tensor & m
   return foo::native::masked_fill_scalar_(self, mask, value);
 }
 
+::std::tuple<at::Tensor,at::Tensor> wrapper__fused_rms_norm(const at::Tensor & input, at::IntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, ::std::optional<double> eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_fused_rms_norm", "input", input, common_device_, false);
+  check_device("aten::_fused_rms_norm", "weight", weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::fused_rms_norm(input, normalized_shape, weight, eps);
+}
+
+at::Tensor wrapper__adaptive_avg_pool2d(const at::Tensor & self, c10::SymIntArrayRef output_size) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_adaptive_avg_pool2d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::adaptive_avg_pool2d(self, C10_AS_INTARRAYREF_SLOW(output_size));
+}
+
+at::Tensor & wrapper_adaptive_max_pool2d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::adaptive_max_pool2d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::adaptive_max_pool2d_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::adaptive_max_pool2d_backward.grad_input", "indices", indices, common_device_, false);
+  check_device("aten::adaptive_max_pool2d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::adaptive_max_pool2d_backward_out(grad_output, self, indices, grad_input);
+}
+
+at::Tensor wrapper_adaptive_max_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::adaptive_max_pool2d_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::adaptive_max_pool2d_backward", "self", self, common_device_, false);
+  check_device("aten::adaptive_max_pool2d_backward", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::adaptive_max_pool2d_backward_out(grad_output, self, indices, grad_input);
+  return grad_input;
+}
+
+at::Tensor & wrapper_upsample_nearest2d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest2d.out", "self", self, common_device_, false);
+  check_device("aten::upsample_nearest2d.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::upsample_nearest2d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), scales_h, scales_w, out);
+}
+
+at::Tensor wrapper_upsample_nearest2d(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest2d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::upsample_nearest2d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), scales_h, scales_w, out);
+  return out;
+}
+
+at::Tensor & wrapper_upsample_bilinear2d_backward_grad_input(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_bilinear2d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::upsample_bilinear2d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::upsample_bilinear2d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), align_corners, scales_h, scales_w, grad_input);
+}
+
+at::Tensor wrapper_upsample_bilinear2d_backward(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_bilinear2d_backward", "grad_output", grad_output, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::upsample_bilinear2d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), align_corners, scales_h, scales_w, grad_input);
+  return grad_input;
+}
+
+at::Tensor wrapper_flip(const at::Tensor & self, at::IntArrayRef dims) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::flip", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::flip(self, dims);
+}
+
+at::Tensor wrapper_unfold(const at::Tensor & self, int64_t dimension, int64_t size, int64_t step) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::unfold", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::unfold(self, dimension, size, step);
+}
+
+at::Tensor & wrapper_cumprod_out(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cumprod.out", "self", self, common_device_, false);
+  check_device("aten::cumprod.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::cumprod_out(self, dim, dtype, out);
+}
+
+at::Tensor wrapper_cumprod(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cumprod", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::cumprod_out(self, dim, dtype, out);
+  return out;
+}
+
+at::Tensor & wrapper_cumprod_(at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cumprod_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::cumprod_out(self, dim, dtype, self);
+  return self;
+}
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_topk_values(const at::Tensor & self, c10::SymInt k, int64_t dim, bool largest, bool sorted, at::Tensor & values, at::Tensor & indices) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::topk.values", "self", self, common_device_, false);
+  check_device("aten::topk.values", "values", values, common_device_, false);
+  check_device("aten::topk.values", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::topk_out(self, k.guard_int(__FILE__, __LINE__), dim, largest, sorted, values, indices);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_topk(const at::Tensor & self, c10::SymInt k, int64_t dim, bool largest, bool sorted) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::topk", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor values;  // undefined: the out kernel allocates it
+  at::Tensor indices;  // undefined: the out kernel allocates it
+  foo::native::topk_out(self, k.guard_int(__FILE__, __LINE__), dim, largest, sorted, values, indices);
+  return ::std::tuple<at::Tensor,at::Tensor>(values, indices);
+}
+
+at::Tensor & wrapper_all_dims_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::all.dims_out", "self", self, common_device_, false);
+  check_device("aten::all.dims_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::all_dims_out(self, dim, keepdim, out);
+}
+
+at::Tensor wrapper_all_dims(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::all.dims", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::all_dims_out(self, dim, keepdim, out);
+  return out;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -297,4 +452,21 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("bitwise_not", TORCH_FN(wrapper_bitwise_not));
   m.impl("bitwise_not_", TORCH_FN(wrapper_bitwise_not_));
   m.impl("masked_fill_.Scalar", TORCH_FN(wrapper_masked_fill__Scalar));
+  m.impl("_fused_rms_norm", TORCH_FN(wrapper__fused_rms_norm));
+  m.impl("_adaptive_avg_pool2d", TORCH_FN(wrapper__adaptive_avg_pool2d));
+  m.impl("adaptive_max_pool2d_backward.grad_input", TORCH_FN(wrapper_adaptive_max_pool2d_backward_grad_input));
+  m.impl("adaptive_max_pool2d_backward", TORCH_FN(wrapper_adaptive_max_pool2d_backward));
+  m.impl("upsample_nearest2d.out", TORCH_FN(wrapper_upsample_nearest2d_out));
+  m.impl("upsample_nearest2d", TORCH_FN(wrapper_upsample_nearest2d));
+  m.impl("upsample_bilinear2d_backward.grad_input", TORCH_FN(wrapper_upsample_bilinear2d_backward_grad_input));
+  m.impl("upsample_bilinear2d_backward", TORCH_FN(wrapper_upsample_bilinear2d_backward));
+  m.impl("flip", TORCH_FN(wrapper_flip));
+  m.impl("unfold", TORCH_FN(wrapper_unfold));
+  m.impl("cumprod.out", TORCH_FN(wrapper_cumprod_out));
+  m.impl("cumprod", TORCH_FN(wrapper_cumprod));
+  m.impl("cumprod_", TORCH_FN(wrapper_cumprod_));
+  m.impl("topk.values", TORCH_FN(wrapper_topk_values));
+  m.impl("topk", TORCH_FN(wrapper_topk));
+  m.impl("all.dims_out", TORCH_FN(wrapper_all_dims_out));
+  m.impl("all.dims", TORCH_FN(wrapper_all_dims));
 }

@@ -13,6 +13,14 @@
 #include "native/abs_out.h"
 #include "native/logical_xor_out.h"
 #include "native/clamp_out.h"
+#include "native/convolution_overrideable.h"
+#include "native/convolution_backward_overrideable.h"
+#include "native/upsample_linear1d_out.h"
+#include "native/index_out.h"
+#include "native/index_put_impl_.h"
+#include "native/embedding.h"
+#include "native/masked_scatter_.h"
+#include "native/roll.h"
 
 namespace {
 
@@ -150,6 +158,93 @@ at::Tensor & wrapper_clamp_(at::Tensor & self, const ::std::optional<at::Scalar>
   return self;
 }
 
+at::Tensor wrapper_convolution_overrideable(const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation, bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::convolution_overrideable", "input", input, common_device_, false);
+  check_device("aten::convolution_overrideable", "weight", weight, common_device_, false);
+  check_device("aten::convolution_overrideable", "bias", bias, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::convolution_overrideable(input, weight, bias, C10_AS_INTARRAYREF_SLOW(stride), C10_AS_INTARRAYREF_SLOW(padding), C10_AS_INTARRAYREF_SLOW(dilation), transposed, C10_AS_INTARRAYREF_SLOW(output_padding), groups.guard_int(__FILE__, __LINE__));
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_convolution_backward_overrideable(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation, bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups, ::std::array<bool,3> output_mask) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::convolution_backward_overrideable", "grad_output", grad_output, common_device_, false);
+  check_device("aten::convolution_backward_overrideable", "input", input, common_device_, false);
+  check_device("aten::convolution_backward_overrideable", "weight", weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::convolution_backward_overrideable(grad_output, input, weight, C10_AS_INTARRAYREF_SLOW(stride), C10_AS_INTARRAYREF_SLOW(padding), C10_AS_INTARRAYREF_SLOW(dilation), transposed, C10_AS_INTARRAYREF_SLOW(output_padding), groups.guard_int(__FILE__, __LINE__), output_mask);
+}
+
+at::Tensor & wrapper_upsample_linear1d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, bool align_corners, ::std::optional<double> scales, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_linear1d.out", "self", self, common_device_, false);
+  check_device("aten::upsample_linear1d.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::upsample_linear1d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), align_corners, scales, out);
+}
+
+at::Tensor wrapper_upsample_linear1d(const at::Tensor & self, c10::SymIntArrayRef output_size, bool align_corners, ::std::optional<double> scales) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_linear1d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::upsample_linear1d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), align_corners, scales, out);
+  return out;
+}
+
+at::Tensor & wrapper_index_Tensor_out(const at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::index.Tensor_out", "self", self, common_device_, false);
+  check_device("aten::index.Tensor_out", "indices", indices, common_device_, false);
+  check_device("aten::index.Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::index_out(self, indices, out);
+}
+
+at::Tensor wrapper_index_Tensor(const at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::index.Tensor", "self", self, common_device_, false);
+  check_device("aten::index.Tensor", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::index_out(self, indices, out);
+  return out;
+}
+
+at::Tensor & wrapper__index_put_impl_(at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices, const at::Tensor & values, bool accumulate, bool unsafe) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_index_put_impl_", "self", self, common_device_, false);
+  check_device("aten::_index_put_impl_", "indices", indices, common_device_, false);
+  check_device("aten::_index_put_impl_", "values", values, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::index_put_impl_(self, indices, values, accumulate, unsafe);
+}
+
+at::Tensor wrapper_embedding(const at::Tensor & weight, const at::Tensor & indices, c10::SymInt padding_idx, bool scale_grad_by_freq, bool sparse) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::embedding", "weight", weight, common_device_, false);
+  check_device("aten::embedding", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::embedding(weight, indices, padding_idx.guard_int(__FILE__, __LINE__), scale_grad_by_freq, sparse);
+}
+
+at::Tensor & wrapper_masked_scatter_(at::Tensor & self, const at::Tensor & mask, const at::Tensor & source) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::masked_scatter_", "self", self, common_device_, false);
+  check_device("aten::masked_scatter_", "mask", mask, common_device_, false);
+  check_device("aten::masked_scatter_", "source", source, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::masked_scatter_(self, mask, source);
+}
+
+at::Tensor wrapper_roll(const at::Tensor & self, c10::SymIntArrayRef shifts, at::IntArrayRef dims) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::roll", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::roll(self, C10_AS_INTARRAYREF_SLOW(shifts), dims);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -168,4 +263,14 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("clamp.out", TORCH_FN(wrapper_clamp_out));
   m.impl("clamp", TORCH_FN(wrapper_clamp));
   m.impl("clamp_", TORCH_FN(wrapper_clamp_));
+  m.impl("convolution_overrideable", TORCH_FN(wrapper_convolution_overrideable));
+  m.impl("convolution_backward_overrideable", TORCH_FN(wrapper_convolution_backward_overrideable));
+  m.impl("upsample_linear1d.out", TORCH_FN(wrapper_upsample_linear1d_out));
+  m.impl("upsample_linear1d", TORCH_FN(wrapper_upsample_linear1d));
+  m.impl("index.Tensor_out", TORCH_FN(wrapper_index_Tensor_out));
+  m.impl("index.Tensor", TORCH_FN(wrapper_index_Tensor));
+  m.impl("_index_put_impl_", TORCH_FN(wrapper__index_put_impl_));
+  m.impl("embedding", TORCH_FN(wrapper_embedding));
+  m.impl("masked_scatter_", TORCH_FN(wrapper_masked_scatter_));
+  m.impl("roll", TORCH_FN(wrapper_roll));
 }

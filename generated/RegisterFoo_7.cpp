@@ -27,6 +27,17 @@
 #include "native/ge_scalar_out.h"
 #include "native/clamp_tensor_out.h"
 #include "native/clamp_max_out.h"
+#include "native/fused_rms_norm_backward.h"
+#include "native/native_group_norm_backward.h"
+#include "native/native_batch_norm_out.h"
+#include "native/native_batch_norm_legit.h"
+#include "native/batch_norm_with_update_out.h"
+#include "native/batch_norm_backward.h"
+#include "native/avg_pool2d_backward_out.h"
+#include "native/adaptive_avg_pool2d_backward.h"
+#include "native/index_select_out.h"
+#include "native/scatter_value_reduce_out.h"
+#include "native/all_dim_out.h"
 
 namespace {
 
@@ -511,6 +522,187 @@ at::Tensor & wrapper_clamp_max_(at::Tensor & self, const at::Scalar & max) {
   return self;
 }
 
+::std::tuple<at::Tensor,at::Tensor> wrapper__fused_rms_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, at::IntArrayRef normalized_shape, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, ::std::array<bool,2> output_mask) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_fused_rms_norm_backward", "grad_out", grad_out, common_device_, false);
+  check_device("aten::_fused_rms_norm_backward", "input", input, common_device_, false);
+  check_device("aten::_fused_rms_norm_backward", "rstd", rstd, common_device_, false);
+  check_device("aten::_fused_rms_norm_backward", "weight", weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::fused_rms_norm_backward(grad_out, input, normalized_shape, rstd, weight, output_mask);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_group_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, c10::SymInt N, c10::SymInt C, c10::SymInt HxW, int64_t group, ::std::array<bool,3> output_mask) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_group_norm_backward", "grad_out", grad_out, common_device_, false);
+  check_device("aten::native_group_norm_backward", "input", input, common_device_, false);
+  check_device("aten::native_group_norm_backward", "mean", mean, common_device_, false);
+  check_device("aten::native_group_norm_backward", "rstd", rstd, common_device_, false);
+  check_device("aten::native_group_norm_backward", "weight", weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_group_norm_backward(grad_out, input, mean, rstd, weight, N.guard_int(__FILE__, __LINE__), C.guard_int(__FILE__, __LINE__), HxW.guard_int(__FILE__, __LINE__), group, output_mask);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper_native_batch_norm_out(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps, at::Tensor & out, at::Tensor & save_mean, at::Tensor & save_invstd) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_batch_norm.out", "input", input, common_device_, false);
+  check_device("aten::native_batch_norm.out", "weight", weight, common_device_, false);
+  check_device("aten::native_batch_norm.out", "bias", bias, common_device_, false);
+  check_device("aten::native_batch_norm.out", "running_mean", running_mean, common_device_, false);
+  check_device("aten::native_batch_norm.out", "running_var", running_var, common_device_, false);
+  check_device("aten::native_batch_norm.out", "out", out, common_device_, false);
+  check_device("aten::native_batch_norm.out", "save_mean", save_mean, common_device_, false);
+  check_device("aten::native_batch_norm.out", "save_invstd", save_invstd, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_batch_norm(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_batch_norm", "input", input, common_device_, false);
+  check_device("aten::native_batch_norm", "weight", weight, common_device_, false);
+  check_device("aten::native_batch_norm", "bias", bias, common_device_, false);
+  check_device("aten::native_batch_norm", "running_mean", running_mean, common_device_, false);
+  check_device("aten::native_batch_norm", "running_var", running_var, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  at::Tensor save_mean;  // undefined: the out kernel allocates it
+  at::Tensor save_invstd;  // undefined: the out kernel allocates it
+  foo::native::native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd);
+  return ::std::tuple<at::Tensor,at::Tensor,at::Tensor>(out, save_mean, save_invstd);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper__native_batch_norm_legit(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, at::Tensor & running_mean, at::Tensor & running_var, bool training, double momentum, double eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_native_batch_norm_legit", "input", input, common_device_, false);
+  check_device("aten::_native_batch_norm_legit", "weight", weight, common_device_, false);
+  check_device("aten::_native_batch_norm_legit", "bias", bias, common_device_, false);
+  check_device("aten::_native_batch_norm_legit", "running_mean", running_mean, common_device_, false);
+  check_device("aten::_native_batch_norm_legit", "running_var", running_var, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_batch_norm_legit(input, weight, bias, running_mean, running_var, training, momentum, eps);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &,at::Tensor &> wrapper__batch_norm_with_update_out(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, at::Tensor & running_mean, at::Tensor & running_var, double momentum, double eps, at::Tensor & out, at::Tensor & save_mean, at::Tensor & save_invstd, at::Tensor & reserve) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_batch_norm_with_update.out", "input", input, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "weight", weight, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "bias", bias, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "running_mean", running_mean, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "running_var", running_var, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "out", out, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "save_mean", save_mean, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "save_invstd", save_invstd, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "reserve", reserve, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::batch_norm_with_update_out(input, weight, bias, running_mean, running_var, momentum, eps, out, save_mean, save_invstd, reserve);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_batch_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_var, bool update, double eps, ::std::array<bool,3> output_mask, const at::Tensor & reserve) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::batch_norm_backward", "grad_out", grad_out, common_device_, false);
+  check_device("aten::batch_norm_backward", "input", input, common_device_, false);
+  check_device("aten::batch_norm_backward", "weight", weight, common_device_, false);
+  check_device("aten::batch_norm_backward", "running_mean", running_mean, common_device_, false);
+  check_device("aten::batch_norm_backward", "running_var", running_var, common_device_, false);
+  check_device("aten::batch_norm_backward", "save_mean", save_mean, common_device_, false);
+  check_device("aten::batch_norm_backward", "save_var", save_var, common_device_, false);
+  check_device("aten::batch_norm_backward", "reserve", reserve, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_var, update, eps, output_mask, reserve);
+}
+
+at::Tensor & wrapper_avg_pool2d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::avg_pool2d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::avg_pool2d_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::avg_pool2d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::avg_pool2d_backward_out(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);
+}
+
+at::Tensor wrapper_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::avg_pool2d_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::avg_pool2d_backward", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::avg_pool2d_backward_out(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);
+  return grad_input;
+}
+
+at::Tensor wrapper__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_adaptive_avg_pool2d_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::_adaptive_avg_pool2d_backward", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::adaptive_avg_pool2d_backward(grad_output, self);
+}
+
+at::Tensor & wrapper_index_select_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::index_select.out", "self", self, common_device_, false);
+  check_device("aten::index_select.out", "index", index, common_device_, false);
+  check_device("aten::index_select.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::index_select_out(self, dim, index, out);
+}
+
+at::Tensor wrapper_index_select(const at::Tensor & self, int64_t dim, const at::Tensor & index) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::index_select", "self", self, common_device_, false);
+  check_device("aten::index_select", "index", index, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::index_select_out(self, dim, index, out);
+  return out;
+}
+
+at::Tensor & wrapper_scatter_value_reduce_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, c10::string_view reduce, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.value_reduce_out", "self", self, common_device_, false);
+  check_device("aten::scatter.value_reduce_out", "index", index, common_device_, false);
+  check_device("aten::scatter.value_reduce_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::scatter_value_reduce_out(self, dim, index, value, reduce, out);
+}
+
+at::Tensor wrapper_scatter_value_reduce(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, c10::string_view reduce) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.value_reduce", "self", self, common_device_, false);
+  check_device("aten::scatter.value_reduce", "index", index, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::scatter_value_reduce_out(self, dim, index, value, reduce, out);
+  return out;
+}
+
+at::Tensor & wrapper_scatter__value_reduce(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, c10::string_view reduce) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_.value_reduce", "self", self, common_device_, false);
+  check_device("aten::scatter_.value_reduce", "index", index, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::scatter_value_reduce_out(self, dim, index, value, reduce, self);
+  return self;
+}
+
+at::Tensor & wrapper_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::all.out", "self", self, common_device_, false);
+  check_device("aten::all.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::all_dim_out(self, dim, keepdim, out);
+}
+
+at::Tensor wrapper_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::all.dim", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::all_dim_out(self, dim, keepdim, out);
+  return out;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -567,4 +759,21 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("clamp_max.out", TORCH_FN(wrapper_clamp_max_out));
   m.impl("clamp_max", TORCH_FN(wrapper_clamp_max));
   m.impl("clamp_max_", TORCH_FN(wrapper_clamp_max_));
+  m.impl("_fused_rms_norm_backward", TORCH_FN(wrapper__fused_rms_norm_backward));
+  m.impl("native_group_norm_backward", TORCH_FN(wrapper_native_group_norm_backward));
+  m.impl("native_batch_norm.out", TORCH_FN(wrapper_native_batch_norm_out));
+  m.impl("native_batch_norm", TORCH_FN(wrapper_native_batch_norm));
+  m.impl("_native_batch_norm_legit", TORCH_FN(wrapper__native_batch_norm_legit));
+  m.impl("_batch_norm_with_update.out", TORCH_FN(wrapper__batch_norm_with_update_out));
+  m.impl("batch_norm_backward", TORCH_FN(wrapper_batch_norm_backward));
+  m.impl("avg_pool2d_backward.grad_input", TORCH_FN(wrapper_avg_pool2d_backward_grad_input));
+  m.impl("avg_pool2d_backward", TORCH_FN(wrapper_avg_pool2d_backward));
+  m.impl("_adaptive_avg_pool2d_backward", TORCH_FN(wrapper__adaptive_avg_pool2d_backward));
+  m.impl("index_select.out", TORCH_FN(wrapper_index_select_out));
+  m.impl("index_select", TORCH_FN(wrapper_index_select));
+  m.impl("scatter.value_reduce_out", TORCH_FN(wrapper_scatter_value_reduce_out));
+  m.impl("scatter.value_reduce", TORCH_FN(wrapper_scatter_value_reduce));
+  m.impl("scatter_.value_reduce", TORCH_FN(wrapper_scatter__value_reduce));
+  m.impl("all.out", TORCH_FN(wrapper_all_out));
+  m.impl("all.dim", TORCH_FN(wrapper_all_dim));
 }

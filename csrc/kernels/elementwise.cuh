@@ -65,7 +65,7 @@ constexpr int64_t kMaxElementwiseBlocks = 256;
 template <typename Out, typename... In, typename F>
 void launch_elementwise(const char* name, Stream stream, const ElementwiseGeometry& g, const F& f) {
   if (g.numel == 0) return;
-  constexpr unsigned kThreads = 256;
+  const unsigned kThreads = threads_for(g.numel);  // fewer threads for tiny ops (kernel.h)
   const dim3 grid = blocks_for(g.numel, kThreads, kMaxElementwiseBlocks);
   if (g.contiguous) {
     launch_independent(name, elementwise_kernel<int64_t, true, F, Out, In...>, grid, dim3(kThreads), stream, g, f);
