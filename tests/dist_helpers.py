@@ -8,6 +8,7 @@ many checks per method.
 
 import datetime
 import os
+import sys
 
 import torch
 import torch.distributed as dist
@@ -36,6 +37,15 @@ class FooDistTestCase(MultiProcessTestCase):
                     os.environ.pop(k, None)
                 else:
                     os.environ[k] = v
+
+    @classmethod
+    def _run(cls, rank, test_name, file_name, parent_pipe, **kwargs):
+        super()._run(rank, test_name, file_name, parent_pipe, **kwargs)
+        # The rank passed (a failing rank exits with its error code inside run_test): skip the
+        # interpreter's teardown, seconds per rank and test on the loaded 2-core machine.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
 
     @property
     def device(self):
