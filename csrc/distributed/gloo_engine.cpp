@@ -11,6 +11,10 @@
 #include <ATen/ATen.h>
 #include <ATen/EmptyTensor.h>
 
+#include <c10/core/Event.h>
+
+#include <algorithm>
+#include <mutex>
 #include <sstream>
 
 #include "distributed/engine.h"
@@ -176,8 +180,9 @@ std::string exchange_headers(c10d::Backend& gloo, const Call& call, HostOperands
   return mismatch;
 }
 
-// Step 2, on the host.
-void run_on_host(c10d::Backend& gloo, const Call& call, HostOperands& host) {
+// Step 2, on the host. Works on its own references to the host copies (a receive may swap in a
+// drain buffer), so none of the pinned buffers is freed here.
+void run_on_host(c10d::Backend& gloo, const Call& call, HostOperands host) {
   verify_group(gloo, call);
   for (const auto& part : call.parts) {
     if (!part.send_counts.empty()) verify_exchange_counts(gloo, part);
@@ -237,20 +242,30 @@ class GlooEngine final : public Engine {
 
   void enqueue(std::shared_ptr<const Call> call, DenseOperands& dense, const c10::Stream& stream,
                std::shared_ptr<CallState> state, std::shared_ptr<Health> health) override {
-    HostOperands host(call->parts.size());
+    auto flight = std::make_shared<Flight>();
+    flight->call = call;
+    flight->host.resize(call->parts.size());
     for (size_t i = 0; i < call->parts.size(); ++i) {
       for (size_t k = 0; k < dense[i].size(); ++k) {
-        host[i].push_back(pinned_like(dense[i][k]));
-        if (call->parts[i].operands[k].read) host[i][k].copy_(dense[i][k], /*non_blocking=*/true);
+        flight->host[i].push_back(pinned_like(dense[i][k]));
+        if (call->parts[i].operands[k].read) flight->host[i][k].copy_(dense[i][k], /*non_blocking=*/true);
       }
     }
+    // The task holds no strong reference: see Flight.
     foo::runtime::driver().enqueue_host_task(
-        foo::runtime::native_stream(stream), [gloo = gloo_, call, host, state, health]() mutable {
+        foo::runtime::native_stream(stream), [gloo = gloo_, weak = std::weak_ptr<Flight>(flight), state, health] {
+          const auto flight = weak.lock();  // alive: released only once the stream passed `done`
+          if (!flight) {  // the process group was destroyed with this call still queued
+            const std::string message = "a collective did not run: its process group was destroyed first";
+            health->fail(message);
+            state->fail(message);
+            throw std::runtime_error(message);
+          }
           try {
-            run_on_host(*gloo, *call, host);
+            run_on_host(*gloo, *flight->call, flight->host);
             state->succeed();
           } catch (const std::exception& e) {
-            const std::string message = call->description + " failed: " + e.what();
+            const std::string message = flight->call->description + " failed: " + e.what();
             health->fail(message);
             state->fail(message);
             throw std::runtime_error(message);  // the stream skips the copies back
@@ -258,13 +273,30 @@ class GlooEngine final : public Engine {
         });
     for (size_t i = 0; i < call->parts.size(); ++i) {
       for (size_t k = 0; k < dense[i].size(); ++k) {
-        if (call->parts[i].operands[k].write) dense[i][k].copy_(host[i][k], /*non_blocking=*/true);
+        if (call->parts[i].operands[k].write) dense[i][k].copy_(flight->host[i][k], /*non_blocking=*/true);
       }
     }
+    flight->done.emplace(c10::DeviceType::PrivateUse1);
+    flight->done->record(stream);
+    std::lock_guard<std::mutex> lock(mutex_);
+    in_flight_.erase(std::remove_if(in_flight_.begin(), in_flight_.end(), [](const auto& f) { return f->done->query(); }),
+                     in_flight_.end());
+    in_flight_.push_back(std::move(flight));
   }
 
  private:
+  // A queued call's host copies and operands. Released on a caller's thread once the stream has
+  // passed the call, never by the host task: the last reference to a pinned or foo buffer frees
+  // it, which records events on the stream, and on the cuda driver a host task must not call CUDA.
+  struct Flight {
+    std::shared_ptr<const Call> call;
+    HostOperands host;
+    std::optional<c10::Event> done;
+  };
+
   c10::intrusive_ptr<c10d::Backend> gloo_;
+  std::mutex mutex_;
+  std::vector<std::shared_ptr<Flight>> in_flight_;
 };
 
 }  // namespace
