@@ -227,3 +227,39 @@ class TestFoocclCollectives4(FooDistTestCase):
         for dtype in (torch.float32, torch.bfloat16):
             checks.all(dtype)
         dist.barrier()
+
+
+def test_engine_choice(monkeypatch):
+    """Without processes: sim takes Gloo; asking for NCCL where it cannot run says why."""
+    import pytest
+
+    import torch_foo.distributed as fd
+
+    monkeypatch.delenv("TORCH_FOO_DIST_ENGINE", raising=False)
+    assert fd.engine() == "gloo"
+    monkeypatch.setenv("TORCH_FOO_DIST_ENGINE", "nccl")
+    with pytest.raises(RuntimeError, match="NCCL cannot run foo collectives: the foo driver is 'sim'"):
+        fd.engine()
+    monkeypatch.setenv("TORCH_FOO_DIST_ENGINE", "mpi")
+    with pytest.raises(ValueError, match="TORCH_FOO_DIST_ENGINE must be one of"):
+        fd.engine()
+
+
+def test_single_process_group():
+    """World size 1 in this process: the smallest group works end to end (what a GPU check runs)."""
+    import datetime
+
+    dist.init_process_group("fooccl", store=dist.HashStore(), rank=0, world_size=1,
+                            timeout=datetime.timedelta(seconds=30))
+    try:
+        t = torch.arange(4.0, device="foo:0")
+        work = dist.all_reduce(t, op=ReduceOp.AVG, async_op=True)
+        assert work.description == "fooccl all_reduce #1 on foo:0 (gloo, staged through pinned host memory)"
+        work.wait()
+        assert torch.equal(t.cpu(), torch.arange(4.0))
+        out = torch.empty(4, device="foo:0")
+        dist.all_gather_into_tensor(out, t)
+        dist.barrier()
+        assert torch.equal(out.cpu(), torch.arange(4.0))
+    finally:
+        dist.destroy_process_group()
