@@ -10,29 +10,33 @@ Prints two markdown tables:
   check, the host task);
 * a DDP training step (MLP, SGD) on foo, the same step without DDP on foo (compute only), and a
   DDP step on the CPU with Gloo.
-Every rank runs the same fixed number of iterations (collectives must match); times are medians of
-repeats, the slowest rank's.
+Every rank runs the same fixed number of iterations (collectives must match); times are the best of
+several repeats in which the compared cases alternate, the slowest rank's.
 """
 
 import argparse
 import os
-import statistics
+import sys
 import tempfile
 import time
 
 
-def timed(fn, iters, repeats, sync):
-    """Median seconds per call; all ranks call fn the same number of times."""
-    fn()
-    sync()
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(iters):
-            fn()
+def timed(cases, iters, repeats):
+    """Best seconds per call of each (fn, sync) case over the repeats. The cases alternate within every
+    repeat, so a busy machine slows them alike, and the best repeat is the least disturbed (noise
+    only adds time); all ranks call fn the same number of times."""
+    samples = [[] for _ in cases]
+    for fn, sync in cases:  # warm-up
+        fn()
         sync()
-        samples.append((time.perf_counter() - start) / iters)
-    return statistics.median(samples)
+    for _ in range(repeats):
+        for (fn, sync), out in zip(cases, samples):
+            start = time.perf_counter()
+            for _ in range(iters):
+                fn()
+            sync()
+            out.append((time.perf_counter() - start) / iters)
+    return [min(s) for s in samples]
 
 
 def slowest(seconds):
@@ -55,14 +59,14 @@ def all_reduce_rows(rank, world, sizes, repeats):
         iters = max(3, min(50, (8 << 20) // nbytes))
         on_foo = torch.ones(numel, device=device)
         on_cpu = torch.ones(numel)
-        t_foo = slowest(timed(lambda: dist.all_reduce(on_foo), iters, repeats, torch.foo.synchronize))
-        t_cpu = slowest(timed(lambda: dist.all_reduce(on_cpu), iters, repeats, lambda: None))
+        t_foo, t_cpu = (slowest(t) for t in timed([(lambda: dist.all_reduce(on_foo), torch.foo.synchronize),
+                                                     (lambda: dist.all_reduce(on_cpu), lambda: None)], iters, repeats))
         bus = 2 * (world - 1) / world * nbytes  # bytes each rank moves in a ring all_reduce
         rows.append((nbytes, t_foo, t_cpu, bus / t_foo / 1e9, bus / t_cpu / 1e9))
     return rows
 
 
-def ddp_rows(rank, width, layers, batch, steps):
+def ddp_rows(rank, width, layers, batch, steps, repeats):
     import torch
     import torch.nn as nn
     from torch.nn.parallel import DistributedDataParallel as DDP
@@ -72,7 +76,7 @@ def ddp_rows(rank, width, layers, batch, steps):
         return nn.Sequential(*[m for _ in range(layers) for m in (nn.Linear(width, width), nn.ReLU())])
 
     x = torch.randn(batch, width)
-    results = {}
+    cases = []
     for name, device, wrap in (("DDP on foo (fooccl)", torch.device("foo", rank), True),
                                ("no DDP on foo (compute only)", torch.device("foo", rank), False),
                                ("DDP on CPU (gloo)", torch.device("cpu"), True)):
@@ -81,14 +85,14 @@ def ddp_rows(rank, width, layers, batch, steps):
         opt = torch.optim.SGD(model.parameters(), lr=0.01)
         inputs = x.to(device)
 
-        def step():
+        def step(model=model, opt=opt, inputs=inputs):
             model(inputs).square().mean().backward()
             opt.step()
             opt.zero_grad()
 
-        sync = torch.foo.synchronize if device.type == "foo" else (lambda: None)
-        results[name] = slowest(timed(step, steps, 3, sync))
-    return results
+        cases.append((name, step, torch.foo.synchronize if device.type == "foo" else (lambda: None)))
+    times = timed([(fn, sync) for _, fn, sync in cases], steps, repeats)
+    return {name: slowest(t) for (name, _, _), t in zip(cases, times)}
 
 
 def worker(rank, world, store_path, args, queue):
@@ -106,18 +110,23 @@ def worker(rank, world, store_path, args, queue):
     sizes = [1 << s for s in args.sizes]
     ar = all_reduce_rows(rank, world, sizes, args.repeats)
     torch_foo.reset_fallback_report()
-    ddp = ddp_rows(rank, args.width, args.layers, args.batch, args.steps)
+    ddp = ddp_rows(rank, args.width, args.layers, args.batch, args.steps, args.repeats)
     if rank == 0:
         # What ran on the CPU through the fallback (DDP's set-up flattens with cat, not native yet).
         queue.put((torch_foo.driver(), engine, ar, ddp, torch_foo.fallback_report()))
     dist.destroy_process_group()
+    # Skip the interpreter's teardown: a Gloo worker thread may still be releasing a finished work
+    # holding a Python-created CPU tensor, and taking the GIL during finalization ends that thread
+    # with pthread_exit, which aborts the process (torch's CPU Gloo path, seen here 1 run in 5).
+    sys.stdout.flush()
+    os._exit(0)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--world", type=int, default=2)
     parser.add_argument("--sizes", type=int, nargs="+", default=[16, 20, 22], help="log2 of the message bytes")
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--width", type=int, default=256, help="DDP model: Linear width")
     parser.add_argument("--layers", type=int, default=4)
     parser.add_argument("--batch", type=int, default=32)
