@@ -25,12 +25,15 @@ def timed(cases, iters, repeats):
     """Best seconds per call of each (fn, sync) case over the repeats. The cases alternate within every
     repeat, so a busy machine slows them alike, and the best repeat is the least disturbed (noise
     only adds time); all ranks call fn the same number of times."""
+    import torch.distributed as dist
+
     samples = [[] for _ in cases]
     for fn, sync in cases:  # warm-up
         fn()
         sync()
     for _ in range(repeats):
         for (fn, sync), out in zip(cases, samples):
+            dist.barrier()  # the ranks start together: no skew from the previous case
             start = time.perf_counter()
             for _ in range(iters):
                 fn()
@@ -64,6 +67,22 @@ def all_reduce_rows(rank, world, sizes, repeats):
         bus = 2 * (world - 1) / world * nbytes  # bytes each rank moves in a ring all_reduce
         rows.append((nbytes, t_foo, t_cpu, bus / t_foo / 1e9, bus / t_cpu / 1e9))
     return rows
+
+
+def latency(rank, repeats):
+    """Seconds per 1-element all_reduce whose result is read before the next one starts (nothing
+    pipelines): the fixed cost of a collective on the critical path, as in DDP's last bucket."""
+    import torch
+    import torch.distributed as dist
+
+    on_foo, on_cpu = torch.ones(1, device=torch.device("foo", rank)), torch.ones(1)
+
+    def foo_round():
+        dist.all_reduce(on_foo)
+        on_foo.cpu()
+
+    times = timed([(foo_round, lambda: None), (lambda: dist.all_reduce(on_cpu), lambda: None)], 20, repeats)
+    return tuple(slowest(t) for t in times)
 
 
 def ddp_rows(rank, width, layers, batch, steps, repeats):
@@ -109,11 +128,12 @@ def worker(rank, world, store_path, args, queue):
     engine = dist.group.WORLD._get_backend(torch.device("foo", rank)).engine
     sizes = [1 << s for s in args.sizes]
     ar = all_reduce_rows(rank, world, sizes, args.repeats)
+    lat = latency(rank, args.repeats)
     torch_foo.reset_fallback_report()
     ddp = ddp_rows(rank, args.width, args.layers, args.batch, args.steps, args.repeats)
     if rank == 0:
         # What ran on the CPU through the fallback (DDP's set-up flattens with cat, not native yet).
-        queue.put((torch_foo.driver(), engine, ar, ddp, torch_foo.fallback_report()))
+        queue.put((torch_foo.driver(), engine, ar, lat, ddp, torch_foo.fallback_report()))
     dist.destroy_process_group()
     # Skip the interpreter's teardown: a Gloo worker thread may still be releasing a finished work
     # holding a Python-created CPU tensor, and taking the GIL during finalization ends that thread
@@ -144,7 +164,7 @@ def main():
                  for r in range(args.world)]
         for p in procs:
             p.start()
-        driver, engine, ar, ddp, fallbacks = queue.get()
+        driver, engine, ar, lat, ddp, fallbacks = queue.get()
         for p in procs:
             p.join()
         if any(p.exitcode for p in procs):
@@ -156,6 +176,8 @@ def main():
     for nbytes, t_foo, t_cpu, bw_foo, bw_cpu in ar:
         size = f"{nbytes >> 20} MiB" if nbytes >= 1 << 20 else f"{nbytes >> 10} KiB"
         print(f"| {size} | {t_foo * 1e6:.0f} | {t_cpu * 1e6:.0f} | {bw_foo:.3f} | {bw_cpu:.3f} | {bw_foo / bw_cpu:.2f} |")
+    print(f"| 4 B, result read after each call (latency) | {lat[0] * 1e6:.0f} | {lat[1] * 1e6:.0f} | | | "
+          f"{lat[1] / lat[0]:.2f} |")
     print(f"\n| training step: MLP {args.layers}x{args.width}, batch {args.batch} per rank | ms/step |")
     print("|---|---:|")
     for name, seconds in ddp.items():
