@@ -158,6 +158,17 @@ Part reduce_scatter_base_part(at::Tensor& output, at::Tensor& input, int size,
   return part;
 }
 
+// One part per (output, input) pair of a coalesced *_tensor call.
+template <typename MakePart>
+std::vector<Part> pairwise(const char* name, std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs,
+                           MakePart make_part) {
+  TORCH_CHECK(outputs.size() == inputs.size(), "fooccl ", name, ": ", outputs.size(), " outputs for ", inputs.size(),
+              " inputs");
+  std::vector<Part> parts;
+  for (size_t i = 0; i < inputs.size(); ++i) parts.push_back(make_part(outputs[i], inputs[i]));
+  return parts;
+}
+
 Part p2p_part(const at::Tensor& t, int peer, int tag, bool sends) {
   Part part;
   part.operands = {{t, sends, !sends}};
@@ -455,11 +466,9 @@ c10::intrusive_ptr<c10d::Work> FooBackend::_allgather_base(at::Tensor& output, a
 c10::intrusive_ptr<c10d::Work> FooBackend::allgather_into_tensor_coalesced(std::vector<at::Tensor>& outputs,
                                                                            std::vector<at::Tensor>& inputs,
                                                                            const c10d::AllgatherOptions& opts) {
-  TORCH_CHECK(outputs.size() == inputs.size(), "fooccl all_gather_into_tensor_coalesced: ", outputs.size(),
-              " outputs for ", inputs.size(), " inputs");
-  std::vector<Part> parts;
-  for (size_t i = 0; i < inputs.size(); ++i) parts.push_back(allgather_base_part(outputs[i], inputs[i], size_, opts));
-  return submit(OpType::COALESCED, std::move(parts));
+  return submit(OpType::COALESCED, pairwise("all_gather_into_tensor_coalesced", outputs, inputs, [&](auto& o, auto& i) {
+                  return allgather_base_part(o, i, size_, opts);
+                }));
 }
 
 c10::intrusive_ptr<c10d::Work> FooBackend::gather(std::vector<std::vector<at::Tensor>>& outputs,
@@ -550,13 +559,9 @@ c10::intrusive_ptr<c10d::Work> FooBackend::_reduce_scatter_base(at::Tensor& outp
 c10::intrusive_ptr<c10d::Work> FooBackend::reduce_scatter_tensor_coalesced(std::vector<at::Tensor>& outputs,
                                                                            std::vector<at::Tensor>& inputs,
                                                                            const c10d::ReduceScatterOptions& opts) {
-  TORCH_CHECK(outputs.size() == inputs.size(), "fooccl reduce_scatter_tensor_coalesced: ", outputs.size(),
-              " outputs for ", inputs.size(), " inputs");
-  std::vector<Part> parts;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    parts.push_back(reduce_scatter_base_part(outputs[i], inputs[i], size_, opts));
-  }
-  return submit(OpType::COALESCED, std::move(parts));
+  return submit(OpType::COALESCED, pairwise("reduce_scatter_tensor_coalesced", outputs, inputs, [&](auto& o, auto& i) {
+                  return reduce_scatter_base_part(o, i, size_, opts);
+                }));
 }
 
 c10::intrusive_ptr<c10d::Work> FooBackend::alltoall_base(at::Tensor& output, at::Tensor& input,
