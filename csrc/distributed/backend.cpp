@@ -321,8 +321,10 @@ c10::intrusive_ptr<c10d::Work> FooBackend::submit(OpType type, std::vector<Part>
 
 c10::intrusive_ptr<c10d::Work> FooBackend::launch(Call call, c10::Device device) {
   const auto stream = stream_on(device);
+  // Only group-wide collectives count: point-to-point ones involve two ranks (and an empty
+  // coalescing block none), so counting them would desynchronise the ranks' numbers.
   const bool group_wide = std::any_of(call.parts.begin(), call.parts.end(), [](const Part& p) { return p.peer < 0; });
-  if (group_wide || call.parts.empty()) call.sequence = static_cast<int64_t>(++sequence_);
+  if (group_wide) call.sequence = static_cast<int64_t>(++sequence_);
   call.description = c10::str("fooccl ", op_name(call.type), " #", call.sequence, " on ", device, " (",
                               engine_->name(), ", ", engine_->memory(), ")");
   std::vector<at::Tensor> outputs;

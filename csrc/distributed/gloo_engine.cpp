@@ -63,6 +63,13 @@ void divide(at::Tensor& t, int64_t n) {
   }
 }
 
+// Gloo's and c10's errors carry a C++ backtrace when TORCH_SHOW_CPP_STACKTRACES is set; the
+// message that reaches the user names the collective and the cause only.
+std::string without_backtrace(const std::exception& e) {
+  const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
+  return c10_error ? c10_error->what_without_backtrace() : e.what();
+}
+
 at::Tensor pinned_like(const at::Tensor& t) {
   return at::detail::empty_generic(t.sizes(), &foo::runtime::host_allocator(),
                                    c10::DispatchKeySet(c10::DispatchKey::CPU), t.scalar_type(), std::nullopt);
@@ -265,7 +272,7 @@ class GlooEngine final : public Engine {
             run_on_host(*gloo, *flight->call, flight->host);
             state->succeed();
           } catch (const std::exception& e) {
-            const std::string message = flight->call->description + " failed: " + e.what();
+            const std::string message = flight->call->description + " failed: " + without_backtrace(e);
             health->fail(message);
             state->fail(message);
             throw std::runtime_error(message);  // the stream skips the copies back
