@@ -224,7 +224,7 @@ class TestFoocclCollectives4(FooDistTestCase):
     def test_every_collective_matches_cpu(self):
         device = self.init_pg()
         checks = CollectiveChecks(self, device)
-        for dtype in (torch.float32, torch.bfloat16):
+        for dtype in DTYPES:
             checks.all(dtype)
         dist.barrier()
 
