@@ -156,7 +156,9 @@ class CollectiveChecks:
         self.same(got, sample((4,), dtype, prv), f"batch_isend_irecv {dtype}")
 
 
-class TestFoocclCollectives(FooDistTestCase):
+class EveryCollective:
+    """The collective checks of one group size, for every dtype (a mixin of the sized cases)."""
+
     def test_every_collective_matches_cpu(self):
         device = self.init_pg()
         checks = CollectiveChecks(self, device)
@@ -164,6 +166,8 @@ class TestFoocclCollectives(FooDistTestCase):
             checks.all(dtype)
         dist.barrier()
 
+
+class TestFoocclCollectives(EveryCollective, FooDistTestCase):
     def test_async_work_completes_in_stream_order(self):
         device = self.init_pg()
         expected = float(sum(r + 1 for r in range(self.world_size)))
@@ -218,15 +222,8 @@ class TestFoocclCollectives(FooDistTestCase):
             dist.destroy_process_group()
 
 
-class TestFoocclCollectives4(FooDistTestCase):
+class TestFoocclCollectives4(EveryCollective, FooDistTestCase):
     WORLD_SIZE = 4
-
-    def test_every_collective_matches_cpu(self):
-        device = self.init_pg()
-        checks = CollectiveChecks(self, device)
-        for dtype in DTYPES:
-            checks.all(dtype)
-        dist.barrier()
 
 
 def test_engine_choice(monkeypatch):
