@@ -1,29 +1,22 @@
-"""Write generated files only when their content changes; or report which are stale.
-
-Folders listed as owned (generated/pointwise/) hold only generated files: a file there that
-codegen no longer produces (its entry left the manifest) is stale and gets deleted, or the
-build would keep compiling and registering it.
-"""
+"""Write generated files only when their content changes; or report which are stale."""
 
 from __future__ import annotations
 
 import os
 
 
-def _extra(files: dict[str, str], owned: list[str]) -> list[str]:
+def orphans(files: dict[str, str], owned_dirs: list[str]) -> list[str]:
+    """Files in owned_dirs that are not generated any more (a kernel left the manifest)."""
     wanted = {os.path.normpath(p) for p in files}
     out = []
-    for folder in owned:
-        if os.path.isdir(folder):
-            for name in os.listdir(folder):
-                path = os.path.normpath(os.path.join(folder, name))
-                if os.path.isfile(path) and path not in wanted:
-                    out.append(path)
+    for d in owned_dirs:
+        if os.path.isdir(d):
+            out.extend(p for p in (os.path.join(d, n) for n in os.listdir(d)) if os.path.normpath(p) not in wanted)
     return sorted(out)
 
 
-def stale(files: dict[str, str], owned: list[str] | None = None) -> list[str]:
-    """Paths whose file is missing or differs from the wanted content, or is no longer wanted."""
+def stale(files: dict[str, str], owned_dirs: list[str] = ()) -> list[str]:
+    """Paths whose file is missing or differs from the wanted content, or must be deleted."""
     out = []
     for path, content in sorted(files.items()):
         try:
@@ -33,19 +26,19 @@ def stale(files: dict[str, str], owned: list[str] | None = None) -> list[str]:
         except FileNotFoundError:
             pass
         out.append(path)
-    return out + _extra(files, owned or [])
+    return out + orphans(files, list(owned_dirs))
 
 
-def write_if_changed(files: dict[str, str], owned: list[str] | None = None) -> list[str]:
-    """Write the stale files (atomically), delete the unwanted ones; return their paths."""
-    changed = stale(files, owned)
+def write_if_changed(files: dict[str, str], owned_dirs: list[str] = ()) -> tuple[list[str], list[str]]:
+    """Write the stale files (atomically) and delete the orphans; return both lists of paths."""
+    changed = stale(files)
     for path in changed:
-        if path not in files:
-            os.remove(path)
-            continue
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
         tmp = path + ".tmp"
         with open(tmp, "w", encoding="utf-8", newline="") as fh:
             fh.write(files[path])
         os.replace(tmp, path)
-    return changed
+    removed = orphans(files, list(owned_dirs))
+    for path in removed:
+        os.remove(path)
+    return changed, removed

@@ -23,7 +23,8 @@ _SKIP = shutil.ignore_patterns(".git", ".venv", "build", "__pycache__", ".pytest
 
 DEG2RAD_KERNEL = """
 #include <ATen/ATen.h>
-#include "FooNativeFunctions.h"
+#include "native/axpby.h"
+#include "native/deg2rad_out.h"
 
 namespace foo::native {
 // self * (pi / 180) through the axpby kernel; out arrives undefined from the functional overload.
@@ -38,7 +39,8 @@ at::Tensor& deg2rad_out(const at::Tensor& self, at::Tensor& out) {
 
 TWICE_KERNEL = """
 #include <ATen/ATen.h>
-#include "FooNativeFunctions.h"
+#include "native/axpby.h"
+#include "native/twice.h"
 
 namespace foo::native {
 at::Tensor twice(const at::Tensor& x) { return axpby(x, x, 1.0, 1.0); }

@@ -3,7 +3,8 @@
 #include <ATen/ATen.h>
 #include <ATen/ScalarOps.h>
 
-#include "FooNativeFunctions.h"
+#include "native/pow_scalar_out.h"
+#include "native/rsub_tensor.h"
 
 namespace foo::native {
 

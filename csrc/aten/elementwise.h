@@ -7,7 +7,6 @@
 
 #include "aten/kernel_dtype.h"
 #include "kernels/dispatch.h"
-#include "kernels/dtype.h"
 #include "kernels/geometry.h"
 
 namespace foo::native {

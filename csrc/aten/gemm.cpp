@@ -6,10 +6,14 @@
 #include <ATen/ATen.h>
 #include <ATen/MemoryOverlap.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/kernel_dtype.h"
 #include "aten/out_arg.h"
 #include "kernels/gemm.h"
+#include "native/addmm_out.h"
+#include "native/addmv_out.h"
+#include "native/bmm_out.h"
+#include "native/dot_out.h"
+#include "native/mm_out.h"
 #include "runtime/stream.h"
 
 namespace foo::native {

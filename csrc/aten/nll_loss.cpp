@@ -11,11 +11,14 @@
 #include <ATen/ATen.h>
 #include <ATen/TensorUtils.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/device_memory.h"
 #include "aten/kernel_dtype.h"
 #include "aten/out_arg.h"
 #include "kernels/nll_loss.h"
+#include "native/nll_loss2d_backward_out.h"
+#include "native/nll_loss2d_forward_out.h"
+#include "native/nll_loss_backward_out.h"
+#include "native/nll_loss_forward_out.h"
 #include "runtime/stream.h"
 
 namespace foo::native {

@@ -14,10 +14,29 @@
 #include <algorithm>
 #include <vector>
 
-#include "FooNativeFunctions.h"
 #include "aten/kernel_dtype.h"
 #include "aten/out_arg.h"
 #include "kernels/reduce.h"
+#include "native/all_all_out.h"
+#include "native/all_dim_out.h"
+#include "native/all_dims_out.h"
+#include "native/amax_out.h"
+#include "native/amin_out.h"
+#include "native/any_all_out.h"
+#include "native/any_dim_out.h"
+#include "native/any_dims_out.h"
+#include "native/argmax_out.h"
+#include "native/argmin_out.h"
+#include "native/max_dim_out.h"
+#include "native/max_unary_out.h"
+#include "native/mean_out.h"
+#include "native/min_dim_out.h"
+#include "native/min_unary_out.h"
+#include "native/std_mean_out.h"
+#include "native/std_out.h"
+#include "native/sum_out.h"
+#include "native/var_mean_out.h"
+#include "native/var_out.h"
 #include "runtime/stream.h"
 
 namespace foo::native {

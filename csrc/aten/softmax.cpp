@@ -6,10 +6,13 @@
 #include <ATen/ATen.h>
 #include <ATen/WrapDimUtils.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/kernel_dtype.h"
 #include "aten/out_arg.h"
 #include "kernels/softmax.h"
+#include "native/log_softmax_backward_data_out.h"
+#include "native/log_softmax_out.h"
+#include "native/softmax_backward_data_out.h"
+#include "native/softmax_out.h"
 #include "runtime/stream.h"
 
 namespace foo::native {

@@ -4,8 +4,10 @@
 #include <ATen/ATen.h>
 #include <ATen/MemoryOverlap.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/pointwise.h"
+#include "native/masked_fill_scalar_.h"
+#include "native/masked_fill_tensor_.h"
+#include "native/where_self_out.h"
 
 namespace foo::native {
 namespace {

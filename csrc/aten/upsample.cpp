@@ -7,9 +7,16 @@
 #include <ATen/ATen.h>
 #include <ATen/native/UpSample.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/layout.h"
 #include "kernels/upsample.h"
+#include "native/upsample_bilinear2d_backward_out.h"
+#include "native/upsample_bilinear2d_out.h"
+#include "native/upsample_linear1d_backward_out.h"
+#include "native/upsample_linear1d_out.h"
+#include "native/upsample_nearest1d_backward_out.h"
+#include "native/upsample_nearest1d_out.h"
+#include "native/upsample_nearest2d_backward_out.h"
+#include "native/upsample_nearest2d_out.h"
 #include "runtime/stream.h"
 
 namespace foo::native {

@@ -4,7 +4,7 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
-#include "FooNativeFunctions.h"
+#include "native/masked_fill_scalar_.h"
 #include "aten/device_check.h"
 #include "aten/pointwise.h"
 

@@ -4,159 +4,16 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/device_check.h"
+#include "native/max_out.h"
+#include "native/silu_backward_out.h"
+#include "native/masked_fill_scalar_.h"
 #include "FooStructured.h"
 
 namespace at {
 namespace {
 
 // torchgen's StructuredRegisterDispatchKey: meta() (ATen's checks, set_output) then impl().
-struct structured_add_out_out final : public ::foo::native::structured_add_out {
-    structured_add_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
-
-
-    void set_output_strided(
-        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
-        TensorOptions options
-    ) override {
-
-        const auto& out = outputs_[output_idx].get();
-        resize_out(out, sizes, strides, options);
-
-        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
-        if (C10_UNLIKELY(maybe_proxy.has_value())) {
-            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
-        }
-
-        // super must happen after, so that downstream can use maybe_get_output
-        // to retrieve the output
-        ::foo::native::structured_add_out::set_output_raw_strided(output_idx, sizes, strides, options);
-    }
-
-
-    void set_output_raw_strided(
-        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
-        TensorOptions options
-    ) override {
-
-        const auto& out = outputs_[output_idx].get();
-        resize_out(out, sizes, strides, options);
-
-        // super must happen after, so that downstream can use maybe_get_output
-        // to retrieve the output
-        ::foo::native::structured_add_out::set_output_raw_strided(output_idx, sizes, strides, options);
-    }
-
-
-    const Tensor& maybe_get_output(int64_t output_idx) override {
-      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
-
-    }
-    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
-    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
-};
-
-at::Tensor & wrapper_PrivateUse1_add_out_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
-structured_add_out_out op(out);
-op.meta(self, other, alpha);
-op.impl(self, other, alpha, op.maybe_get_output(0));
-if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
-return out;
-}
-
-struct structured_add_out_functional final : public ::foo::native::structured_add_out {
-
-
-    void set_output_strided(
-        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
-        TensorOptions options
-    ) override {
-        outputs_[output_idx] = create_out(sizes, strides, options);
-        // super must happen after, so that downstream can use maybe_get_output
-        // to retrieve the output
-        ::foo::native::structured_add_out::set_output_raw_strided(output_idx, sizes, strides, options);
-    }
-
-
-    void set_output_raw_strided(
-        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
-        TensorOptions options
-    ) override {
-        outputs_[output_idx] = create_out(sizes, strides, options);
-        // super must happen after, so that downstream can use maybe_get_output
-        // to retrieve the output
-        ::foo::native::structured_add_out::set_output_raw_strided(output_idx, sizes, strides, options);
-    }
-
-
-    const Tensor& maybe_get_output(int64_t output_idx) override {
-      return outputs_[output_idx];
-
-    }
-    std::array<Tensor, 1> outputs_;
-};
-
-at::Tensor wrapper_PrivateUse1_add_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
-structured_add_out_functional op;
-op.meta(self, other, alpha);
-op.impl(self, other, alpha, op.outputs_[0]);
-return std::move(op.outputs_[0]);
-}
-
-struct structured_add_out_inplace final : public ::foo::native::structured_add_out {
-    structured_add_out_inplace(Tensor& self) : outputs_{std::ref(self)} {}
-
-
-    void set_output_strided(
-        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
-        TensorOptions options
-    ) override {
-
-        const auto& out = outputs_[output_idx].get();
-        check_inplace(out, sizes, options);
-
-        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
-        if (C10_UNLIKELY(maybe_proxy.has_value())) {
-            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
-        }
-
-        // super must happen after, so that downstream can use maybe_get_output
-        // to retrieve the output
-        ::foo::native::structured_add_out::set_output_raw_strided(output_idx, sizes, strides, options);
-    }
-
-
-    void set_output_raw_strided(
-        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
-        TensorOptions options
-    ) override {
-
-        const auto& out = outputs_[output_idx].get();
-        check_inplace(out, sizes, options);
-
-        // super must happen after, so that downstream can use maybe_get_output
-        // to retrieve the output
-        ::foo::native::structured_add_out::set_output_raw_strided(output_idx, sizes, strides, options);
-    }
-
-
-    const Tensor& maybe_get_output(int64_t output_idx) override {
-      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
-
-    }
-    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
-    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
-};
-
-at::Tensor & wrapper_PrivateUse1_add__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
-structured_add_out_inplace op(self);
-op.meta(self, other, alpha);
-op.impl(self, other, alpha, op.outputs_[0]);
-if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
-return self;
-}
-
 struct structured_max_out_out final : public ::foo::native::structured_max_out {
     structured_max_out_out(Tensor& out0, Tensor& out1) : outputs_{ std::ref(out0), std::ref(out1) } {}
 
@@ -352,44 +209,6 @@ namespace {
 using foo::native::check_device;
 using foo::native::note_device;
 
-at::Tensor wrapper_empty_memory_format(c10::SymIntArrayRef size, ::std::optional<at::ScalarType> dtype, ::std::optional<at::Layout> layout, ::std::optional<at::Device> device, ::std::optional<bool> pin_memory, ::std::optional<at::MemoryFormat> memory_format) {
-  ::std::optional<c10::Device> common_device_;
-  common_device_ = device;
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::empty_memory_format(C10_AS_INTARRAYREF_SLOW(size), dtype, layout, device, pin_memory, memory_format);
-}
-
-at::Tensor wrapper_view(const at::Tensor & self, c10::SymIntArrayRef size) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::view", "self", self, common_device_, false);
-  return foo::native::view(self, C10_AS_INTARRAYREF_SLOW(size));
-}
-
-at::Tensor & wrapper_add_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::add.out", "self", self, common_device_, true);
-  check_device("aten::add.out", "other", other, common_device_, true);
-  check_device("aten::add.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return at::wrapper_PrivateUse1_add_out_out(self, other, alpha, out);
-}
-
-at::Tensor wrapper_add_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::add.Tensor", "self", self, common_device_, true);
-  check_device("aten::add.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return at::wrapper_PrivateUse1_add_Tensor(self, other, alpha);
-}
-
-at::Tensor & wrapper_add__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::add_.Tensor", "self", self, common_device_, false);
-  check_device("aten::add_.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return at::wrapper_PrivateUse1_add__Tensor(self, other, alpha);
-}
-
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_max_dim_max(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & max, at::Tensor & max_values) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::max.dim_max", "self", self, common_device_, false);
@@ -404,31 +223,6 @@ at::Tensor & wrapper_add__Tensor(at::Tensor & self, const at::Tensor & other, co
   check_device("aten::max.dim", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
   return at::wrapper_PrivateUse1_max_dim(self, dim, keepdim);
-}
-
-at::Tensor & wrapper_abs_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::abs.out", "self", self, common_device_, true);
-  check_device("aten::abs.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::abs_out(self, out);
-}
-
-at::Tensor wrapper_abs(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::abs", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::abs_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_abs_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::abs_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::abs_out(self, self);
-  return self;
 }
 
 at::Tensor & wrapper_silu_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::Tensor & grad_input) {
@@ -459,16 +253,8 @@ at::Tensor & wrapper_masked_fill__Scalar(at::Tensor & self, const at::Tensor & m
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("empty.memory_format", TORCH_FN(wrapper_empty_memory_format));
-  m.impl("view", TORCH_FN(wrapper_view));
-  m.impl("add.out", TORCH_FN(wrapper_add_out));
-  m.impl("add.Tensor", TORCH_FN(wrapper_add_Tensor));
-  m.impl("add_.Tensor", TORCH_FN(wrapper_add__Tensor));
   m.impl("max.dim_max", TORCH_FN(wrapper_max_dim_max));
   m.impl("max.dim", TORCH_FN(wrapper_max_dim));
-  m.impl("abs.out", TORCH_FN(wrapper_abs_out));
-  m.impl("abs", TORCH_FN(wrapper_abs));
-  m.impl("abs_", TORCH_FN(wrapper_abs_));
   m.impl("silu_backward.grad_input", TORCH_FN(wrapper_silu_backward_grad_input));
   m.impl("silu_backward", TORCH_FN(wrapper_silu_backward));
   m.impl("masked_fill_.Scalar", TORCH_FN(wrapper_masked_fill__Scalar));
