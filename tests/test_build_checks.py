@@ -172,7 +172,8 @@ def test_another_torch_generates_into_the_build_directory(tmp_path):
     assert gen.returncode == 0, gen.stdout[-3000:] + gen.stderr[-3000:]
 
     assert (build / "generated" / "RegisterFoo_0.cpp").is_file()
-    assert (build / "generated" / "native" / "add_out.h").is_file()
+    assert (build / "generated" / "native" / "mm_out.h").is_file()
+    assert (build / "generated" / "pointwise" / "add_out.cu").is_file()
     assert (build / "generated" / "ops.pyi").is_file()
     assert (build / "generated" / "TORCH_VERSION").read_text() != "# committed for another torch\n2.11\n"
     now = {p: p.read_bytes() for p in committed}
