@@ -2850,6 +2850,47 @@ int64_t wrapper__fused_sdp_choice(const at::Tensor & query, const at::Tensor & k
   return foo::native::scaled_dot_product_fused_attention_overrideable_backward(grad_out, query, key, value, attn_bias, grad_input_mask, out, logsumexp, cum_seq_q, cum_seq_k, max_q.guard_int(__FILE__, __LINE__), max_k.guard_int(__FILE__, __LINE__), dropout_p, is_causal, philox_seed, philox_offset, scale);
 }
 
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper__thnn_fused_lstm_cell(const at::Tensor & input_gates, const at::Tensor & hidden_gates, const at::Tensor & cx, const ::std::optional<at::Tensor> & input_bias, const ::std::optional<at::Tensor> & hidden_bias) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_thnn_fused_lstm_cell", "input_gates", input_gates, common_device_, false);
+  check_device("aten::_thnn_fused_lstm_cell", "hidden_gates", hidden_gates, common_device_, false);
+  check_device("aten::_thnn_fused_lstm_cell", "cx", cx, common_device_, false);
+  check_device("aten::_thnn_fused_lstm_cell", "input_bias", input_bias, common_device_, false);
+  check_device("aten::_thnn_fused_lstm_cell", "hidden_bias", hidden_bias, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::thnn_fused_lstm_cell(input_gates, hidden_gates, cx, input_bias, hidden_bias);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper__thnn_fused_lstm_cell_backward_impl(const ::std::optional<at::Tensor> & grad_hy, const ::std::optional<at::Tensor> & grad_cy, const at::Tensor & cx, const at::Tensor & cy, const at::Tensor & workspace, bool has_bias) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_thnn_fused_lstm_cell_backward_impl", "grad_hy", grad_hy, common_device_, false);
+  check_device("aten::_thnn_fused_lstm_cell_backward_impl", "grad_cy", grad_cy, common_device_, false);
+  check_device("aten::_thnn_fused_lstm_cell_backward_impl", "cx", cx, common_device_, false);
+  check_device("aten::_thnn_fused_lstm_cell_backward_impl", "cy", cy, common_device_, false);
+  check_device("aten::_thnn_fused_lstm_cell_backward_impl", "workspace", workspace, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::thnn_fused_lstm_cell_backward_impl(grad_hy, grad_cy, cx, cy, workspace, has_bias);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper__thnn_fused_gru_cell(const at::Tensor & input_gates, const at::Tensor & hidden_gates, const at::Tensor & hx, const ::std::optional<at::Tensor> & input_bias, const ::std::optional<at::Tensor> & hidden_bias) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_thnn_fused_gru_cell", "input_gates", input_gates, common_device_, false);
+  check_device("aten::_thnn_fused_gru_cell", "hidden_gates", hidden_gates, common_device_, false);
+  check_device("aten::_thnn_fused_gru_cell", "hx", hx, common_device_, false);
+  check_device("aten::_thnn_fused_gru_cell", "input_bias", input_bias, common_device_, false);
+  check_device("aten::_thnn_fused_gru_cell", "hidden_bias", hidden_bias, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::thnn_fused_gru_cell(input_gates, hidden_gates, hx, input_bias, hidden_bias);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor,at::Tensor> wrapper__thnn_fused_gru_cell_backward(const at::Tensor & grad_hy, const at::Tensor & workspace, bool has_bias) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_thnn_fused_gru_cell_backward", "grad_hy", grad_hy, common_device_, false);
+  check_device("aten::_thnn_fused_gru_cell_backward", "workspace", workspace, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::thnn_fused_gru_cell_backward(grad_hy, workspace, has_bias);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -3166,4 +3207,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_fused_sdp_choice", TORCH_FN(wrapper__fused_sdp_choice));
   m.impl("_scaled_dot_product_fused_attention_overrideable", TORCH_FN(wrapper__scaled_dot_product_fused_attention_overrideable));
   m.impl("_scaled_dot_product_fused_attention_overrideable_backward", TORCH_FN(wrapper__scaled_dot_product_fused_attention_overrideable_backward));
+  m.impl("_thnn_fused_lstm_cell", TORCH_FN(wrapper__thnn_fused_lstm_cell));
+  m.impl("_thnn_fused_lstm_cell_backward_impl", TORCH_FN(wrapper__thnn_fused_lstm_cell_backward_impl));
+  m.impl("_thnn_fused_gru_cell", TORCH_FN(wrapper__thnn_fused_gru_cell));
+  m.impl("_thnn_fused_gru_cell_backward", TORCH_FN(wrapper__thnn_fused_gru_cell_backward));
 }
