@@ -9,24 +9,17 @@ import torch.nn as nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 import torch_foo
-from conftest import fallback_count
-
-CELL_OPS = ("_thnn_fused_lstm_cell", "_thnn_fused_lstm_cell_backward_impl", "_thnn_fused_gru_cell",
-            "_thnn_fused_gru_cell_backward")
-
-
-# The data-movement ops nn.LSTM/nn.GRU also reach (stacking steps and directions, packing and
-# unsorting sequences): wip/index makes them native; until then they are the only ones allowed to
-# fall back here.
-DATA_MOVEMENT_OPS = {"aten::cat.out", "aten::index_select", "aten::index_add.out", "aten::scatter.src_out"}
 
 
 @pytest.fixture(autouse=True)
-def _no_cell_fallback():
+def _fallback_free():
+    """nn.LSTM/nn.GRU run with nothing on the CPU: the cells, the gate matmuls and the
+    data-movement ops they reach (cat/stack of steps and directions, index_select/index_add/scatter
+    of packing and unsorting) are all native."""
+    torch_foo.set_fallback_policy("error")
     torch_foo.reset_fallback_report()
     yield
-    assert sum(fallback_count(op) for op in CELL_OPS) == 0, torch_foo.fallback_report()
-    assert set(torch_foo.fallback_report()) <= DATA_MOVEMENT_OPS, torch_foo.fallback_report()
+    assert torch_foo.fallback_report() == {}
 
 
 def run_model(model, x, lengths, device, packed):
