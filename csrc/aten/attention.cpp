@@ -13,9 +13,11 @@
 #include <cmath>
 #include <string>
 
-#include "FooNativeFunctions.h"
-#include "aten/layout.h"
+#include "aten/kernel_dtype.h"
 #include "kernels/attention.h"
+#include "native/fused_sdp_choice.h"
+#include "native/scaled_dot_product_fused_attention_overrideable.h"
+#include "native/scaled_dot_product_fused_attention_overrideable_backward.h"
 #include "runtime/generator.h"
 #include "runtime/stream.h"
 

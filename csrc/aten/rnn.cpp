@@ -4,9 +4,12 @@
 // are what autograd calls when GradMode is off during backward (an ordinary .backward()).
 #include <ATen/ATen.h>
 
-#include "FooNativeFunctions.h"
-#include "aten/layout.h"
+#include "aten/kernel_dtype.h"
 #include "kernels/rnn.h"
+#include "native/thnn_fused_gru_cell.h"
+#include "native/thnn_fused_gru_cell_backward.h"
+#include "native/thnn_fused_lstm_cell.h"
+#include "native/thnn_fused_lstm_cell_backward_impl.h"
 #include "runtime/stream.h"
 
 namespace foo::native {
