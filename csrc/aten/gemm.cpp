@@ -8,6 +8,7 @@
 
 #include "aten/kernel_dtype.h"
 #include "aten/out_arg.h"
+#include "aten/pointwise.h"
 #include "kernels/gemm.h"
 #include "native/addmm_out.h"
 #include "native/addmv_out.h"
@@ -19,8 +20,9 @@
 namespace foo::native {
 namespace {
 
+// The CPU's set: floating types and the integer types (accumulated exactly, wrapping); not bool.
 void check_supported_dtype(const char* op, at::ScalarType t) {
-  check_kernel_dtype(op, t, foo::kernels::kFloatingTypes);  // matrix products: floating types only
+  check_kernel_dtype(op, t, foo::kernels::kNumericTypes);
 }
 
 // The tensor the kernel writes: `out` itself, or (when out overlaps an operand it would
@@ -40,15 +42,22 @@ foo::kernels::MutableMatrixRef mutable_matrix_ref(const at::Tensor& t) {
   return {t.mutable_data_ptr(), d == 3 ? t.stride(0) : 0, t.stride(d - 2), t.stride(d - 1)};
 }
 
-double scalar_value(const at::Scalar& s, const char* op, const char* name) {
+// alpha or beta as the kernel reads it: converted to the opmath type of `dtype` as the CPU does
+// (Scalar::to, with its overflow errors, e.g. beta=300 for int8).
+struct GemmScalar {
+  foo::kernels::ScalarArg arg;
+  bool nonzero;
+};
+
+GemmScalar gemm_scalar(const at::Scalar& s, at::ScalarType dtype, const char* op, const char* name) {
   TORCH_CHECK(!s.isComplex(), op, ": foo does not support a complex ", name);
-  return s.toDouble();
+  return {scalar_arg(s, opmath_dtype(dtype)), s.toDouble() != 0.0};
 }
 
 // result = alpha * a @ b + beta * c over batches (a: [B,]M,K; b: [B,]K,N; c broadcast to out's
 // shape or undefined when beta == 0); out already has its final shape and dtype.
-void run_gemm(const at::Tensor& a, const at::Tensor& b, const at::Tensor& c, double alpha, double beta,
-              const at::Tensor& out) {
+void run_gemm(const at::Tensor& a, const at::Tensor& b, const at::Tensor& c, const at::Scalar& alpha,
+              const at::Scalar& beta, const at::Tensor& out) {
   if (out.numel() == 0) return;
   at::assert_no_internal_overlap(out);
   const bool in_place_c = c.defined() && c.is_same(out);
@@ -63,11 +72,14 @@ void run_gemm(const at::Tensor& a, const at::Tensor& b, const at::Tensor& c, dou
   args.m = out.size(-2);
   args.n = out.size(-1);
   args.k = a.size(-1);
-  args.alpha = alpha;
-  args.beta = beta;
+  const auto alpha_arg = gemm_scalar(alpha, out.scalar_type(), "gemm", "alpha");
+  const auto beta_arg = gemm_scalar(beta, out.scalar_type(), "gemm", "beta");
+  args.alpha = alpha_arg.arg;
+  args.beta = beta_arg.arg;
+  args.use_c = beta_arg.nonzero;
   args.a = matrix_ref(a);
   args.b = matrix_ref(b);
-  args.c = beta != 0.0 ? matrix_ref(c) : foo::kernels::MatrixRef{nullptr, 0, 0, 0};
+  args.c = args.use_c ? matrix_ref(c) : foo::kernels::MatrixRef{nullptr, 0, 0, 0};
   args.d = mutable_matrix_ref(target);
   FOO_CALL_KERNEL(gemm, foo::runtime::current_native_stream(out.device().index()), args);
   if (!target.is_same(out)) out.copy_(target);
@@ -75,8 +87,8 @@ void run_gemm(const at::Tensor& a, const at::Tensor& b, const at::Tensor& c, dou
 
 // y = alpha * a @ x + beta * c (a: M,K; x: K; c broadcast to [M] or undefined when beta == 0;
 // out: M elements, 0-d or 1-D).
-void run_gemv(const at::Tensor& a, const at::Tensor& x, const at::Tensor& c, double alpha, double beta,
-              const at::Tensor& out) {
+void run_gemv(const at::Tensor& a, const at::Tensor& x, const at::Tensor& c, const at::Scalar& alpha,
+              const at::Scalar& beta, const at::Tensor& out) {
   if (out.numel() == 0) return;
   at::assert_no_internal_overlap(out);
   const bool in_place_c = c.defined() && c.is_same(out);
@@ -88,14 +100,17 @@ void run_gemv(const at::Tensor& a, const at::Tensor& x, const at::Tensor& c, dou
   args.dtype = kernel_dtype(out.scalar_type());
   args.m = out.numel();
   args.k = a.size(1);
-  args.alpha = alpha;
-  args.beta = beta;
+  const auto alpha_arg = gemm_scalar(alpha, out.scalar_type(), "gemv", "alpha");
+  const auto beta_arg = gemm_scalar(beta, out.scalar_type(), "gemv", "beta");
+  args.alpha = alpha_arg.arg;
+  args.beta = beta_arg.arg;
+  args.use_c = beta_arg.nonzero;
   args.a = a.const_data_ptr();
   args.a_row_stride = a.stride(0);
   args.a_col_stride = a.stride(1);
   args.x = x.const_data_ptr();
   args.x_stride = x.stride(0);
-  if (beta != 0.0) {
+  if (args.use_c) {
     args.c = c.const_data_ptr();
     args.c_stride = c.dim() == 0 ? 0 : c.stride(0);
   }
@@ -128,19 +143,18 @@ TORCH_IMPL_FUNC(addmm_out)(const at::Tensor& self, const at::Tensor& mat1, const
   TORCH_CHECK(mat1.scalar_type() == mat2.scalar_type(), "mat1 and mat2 must have the same dtype, but got ",
               mat1.scalar_type(), " and ", mat2.scalar_type());
   check_supported_dtype("addmm", self.scalar_type());
-  const double beta_v = scalar_value(beta, "addmm", "beta");
-  const double alpha_v = scalar_value(alpha, "addmm", "alpha");
+  const bool use_c = gemm_scalar(beta, self.scalar_type(), "addmm", "beta").nonzero;
   // Broadcast self ([N], [1, N], [M, 1], a scalar, ...) to [M, N]: stride 0, no copy.
   const at::Tensor c = out.is_same(self) ? out : self.expand(out.sizes());
-  run_gemm(mat1, mat2, beta_v != 0.0 ? c : at::Tensor(), alpha_v, beta_v, out);
+  run_gemm(mat1, mat2, use_c ? c : at::Tensor(), alpha, beta, out);
 }
 
 TORCH_IMPL_FUNC(addmv_out)(const at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec,
                            const at::Scalar& beta, const at::Scalar& alpha, const at::Tensor& out) {
   check_supported_dtype("addmv", self.scalar_type());
-  const double beta_v = scalar_value(beta, "addmv", "beta");
-  const double alpha_v = scalar_value(alpha, "addmv", "alpha");
-  if (mat.numel() == 0 && beta_v != 0.0) {
+  const bool use_c = gemm_scalar(beta, self.scalar_type(), "addmv", "beta").nonzero;
+  gemm_scalar(alpha, self.scalar_type(), "addmv", "alpha");  // its errors before any launch
+  if (mat.numel() == 0 && use_c) {
     // As the CPU: beta * self, through mul_out, which gives `out` self's own shape (self of
     // shape [1] and mat [4, 0] give a [1] result).
     at::mul_out(const_cast<at::Tensor&>(out), self,
@@ -148,7 +162,7 @@ TORCH_IMPL_FUNC(addmv_out)(const at::Tensor& self, const at::Tensor& mat, const 
     return;
   }
   const at::Tensor c = out.is_same(self) ? out : self.expand(out.sizes());
-  run_gemv(mat, vec, beta_v != 0.0 ? c : at::Tensor(), alpha_v, beta_v, out);
+  run_gemv(mat, vec, use_c ? c : at::Tensor(), alpha, beta, out);
 }
 
 at::Tensor& dot_out(const at::Tensor& self, const at::Tensor& tensor, at::Tensor& out) {

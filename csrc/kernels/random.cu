@@ -12,12 +12,6 @@ constexpr unsigned kThreads = 256;
 // counter i / 2); tests/test_random_ops.py fills more elements than one grid covers.
 constexpr int64_t kMaxBlocks = 1024;
 
-__device__ inline Philox4 draw(int64_t g, uint64_t seed, uint64_t offset) {
-  return philox4x32_10(static_cast<uint32_t>(g), static_cast<uint32_t>(static_cast<uint64_t>(g) >> 32),
-                       static_cast<uint32_t>(offset), static_cast<uint32_t>(offset >> 32),
-                       static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32));
-}
-
 // log(w) for w in (0, 1], from IEEE-exact steps only: w = m * 2^e with m in [sqrt(1/2), sqrt(2)),
 // log(m) = 2 atanh(s), s = (m - 1) / (m + 1), as a series in s^2 (|s| < 0.172: 13 terms reach
 // double precision). Not correctly rounded (a few ulp), but the same bits on every target.
@@ -114,7 +108,7 @@ __global__ void random_kernel(T* out, Layout layout, int64_t n, uint64_t seed, u
   const int64_t pairs = (n + 1) / 2;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t g = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; g < pairs; g += stride) {
-    const Philox4 r = draw(g, seed, offset);
+    const Philox4 r = philox_draw(g, seed, offset);
     const double u[2] = {unit_double(r.v[0], r.v[1]), unit_double(r.v[2], r.v[3])};
     T v[2];
     if constexpr (K == Kind::Normal) {
@@ -152,7 +146,7 @@ __global__ void dropout_kernel(const T* x, Layout x_layout, T* out, bool* mask, 
   const int64_t pairs = (n + 1) / 2;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t g = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; g < pairs; g += stride) {
-    const Philox4 r = draw(g, seed, offset);
+    const Philox4 r = philox_draw(g, seed, offset);
     const double u[2] = {unit_double(r.v[0], r.v[1]), unit_double(r.v[2], r.v[3])};
     for (int k = 0; k < 2; ++k) {
       const int64_t i = 2 * g + k;

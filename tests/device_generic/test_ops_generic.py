@@ -127,7 +127,7 @@ class TestFakeTensor(FooTestCase):
                 )
                 try:
                     fake = op(fake_sample[0], *fake_sample[1], **fake_sample[2])
-                except DynamicOutputShapeException:  # nonzero, masked_select: data-dependent shapes
+                except DynamicOutputShapeException:  # nonzero, argwhere, masked_select
                     self.skipTest("its output shape depends on the data; FakeTensorMode refuses it on every device")
             real_t, fake_t = _tensors(real), _tensors(fake)
             self.assertEqual(len(real_t), len(fake_t))
