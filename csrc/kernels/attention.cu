@@ -23,7 +23,7 @@
 #include "kernels/attention.h"
 #include "kernels/kernel.h"
 #include "kernels/philox.h"
-#include "kernels/unary_math.cuh"
+#include "kernels/math.cuh"
 
 namespace foo::kernels::FOO_TARGET {
 namespace {

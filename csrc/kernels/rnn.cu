@@ -2,7 +2,7 @@
 // row's chunks. Elementwise: no barriers, launched independent.
 #include "kernels/kernel.h"
 #include "kernels/rnn.h"
-#include "kernels/unary_math.cuh"
+#include "kernels/math.cuh"
 
 namespace foo::kernels::FOO_TARGET {
 namespace {
