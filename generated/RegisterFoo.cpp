@@ -161,6 +161,175 @@ at::Tensor wrapper_bernoulli(const at::Tensor & self, ::std::optional<at::Genera
   return foo::native::native_dropout(input, p, train);
 }
 
+at::Tensor & wrapper_log_normal_(at::Tensor & self, double mean, double std, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::log_normal_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::log_normal_(self, mean, std, generator);
+}
+
+at::Tensor & wrapper_exponential_(at::Tensor & self, double lambd, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::exponential_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::exponential_(self, lambd, generator);
+}
+
+at::Tensor & wrapper_cauchy_(at::Tensor & self, double median, double sigma, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cauchy_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::cauchy_(self, median, sigma, generator);
+}
+
+at::Tensor & wrapper_geometric_(at::Tensor & self, double p, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::geometric_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::geometric_(self, p, generator);
+}
+
+at::Tensor & wrapper_random_(at::Tensor & self, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::random_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::random_(self, generator);
+}
+
+at::Tensor & wrapper_random__from(at::Tensor & self, int64_t from, ::std::optional<int64_t> to, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::random_.from", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::random_from(self, from, to, generator);
+}
+
+at::Tensor & wrapper_random__to(at::Tensor & self, int64_t to, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::random_.to", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::random_to(self, to, generator);
+}
+
+at::Tensor & wrapper_normal_Tensor_float_out(const at::Tensor & mean, double std, ::std::optional<at::Generator> generator, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::normal.Tensor_float_out", "mean", mean, common_device_, false);
+  check_device("aten::normal.Tensor_float_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::normal_tensor_float_out(mean, std, generator, out);
+}
+
+at::Tensor wrapper_normal_Tensor_float(const at::Tensor & mean, double std, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::normal.Tensor_float", "mean", mean, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::normal_tensor_float_out(mean, std, generator, out);
+  return out;
+}
+
+at::Tensor & wrapper_normal_float_Tensor_out(double mean, const at::Tensor & std, ::std::optional<at::Generator> generator, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::normal.float_Tensor_out", "std", std, common_device_, false);
+  check_device("aten::normal.float_Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::normal_float_tensor_out(mean, std, generator, out);
+}
+
+at::Tensor wrapper_normal_float_Tensor(double mean, const at::Tensor & std, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::normal.float_Tensor", "std", std, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::normal_float_tensor_out(mean, std, generator, out);
+  return out;
+}
+
+at::Tensor & wrapper_normal_Tensor_Tensor_out(const at::Tensor & mean, const at::Tensor & std, ::std::optional<at::Generator> generator, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::normal.Tensor_Tensor_out", "mean", mean, common_device_, false);
+  check_device("aten::normal.Tensor_Tensor_out", "std", std, common_device_, false);
+  check_device("aten::normal.Tensor_Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::normal_tensor_tensor_out(mean, std, generator, out);
+}
+
+at::Tensor wrapper_normal_Tensor_Tensor(const at::Tensor & mean, const at::Tensor & std, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::normal.Tensor_Tensor", "mean", mean, common_device_, false);
+  check_device("aten::normal.Tensor_Tensor", "std", std, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::normal_tensor_tensor_out(mean, std, generator, out);
+  return out;
+}
+
+at::Tensor & wrapper_rrelu_with_noise_out(const at::Tensor & self, at::Tensor & noise, const at::Scalar & lower, const at::Scalar & upper, bool training, ::std::optional<at::Generator> generator, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::rrelu_with_noise.out", "self", self, common_device_, false);
+  check_device("aten::rrelu_with_noise.out", "noise", noise, common_device_, false);
+  check_device("aten::rrelu_with_noise.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::rrelu_with_noise_out(self, noise, lower, upper, training, generator, out);
+}
+
+at::Tensor wrapper_rrelu_with_noise(const at::Tensor & self, at::Tensor & noise, const at::Scalar & lower, const at::Scalar & upper, bool training, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::rrelu_with_noise", "self", self, common_device_, false);
+  check_device("aten::rrelu_with_noise", "noise", noise, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::rrelu_with_noise(self, noise, lower, upper, training, generator);
+}
+
+at::Tensor & wrapper_rrelu_with_noise_(at::Tensor & self, at::Tensor & noise, const at::Scalar & lower, const at::Scalar & upper, bool training, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::rrelu_with_noise_", "self", self, common_device_, false);
+  check_device("aten::rrelu_with_noise_", "noise", noise, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::rrelu_with_noise_(self, noise, lower, upper, training, generator);
+}
+
+at::Tensor & wrapper_multinomial_out(const at::Tensor & self, c10::SymInt num_samples, bool replacement, ::std::optional<at::Generator> generator, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::multinomial.out", "self", self, common_device_, false);
+  check_device("aten::multinomial.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::multinomial_out(self, num_samples.guard_int(__FILE__, __LINE__), replacement, generator, out);
+}
+
+at::Tensor wrapper_multinomial(const at::Tensor & self, c10::SymInt num_samples, bool replacement, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::multinomial", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::multinomial_out(self, num_samples.guard_int(__FILE__, __LINE__), replacement, generator, out);
+  return out;
+}
+
+at::Tensor & wrapper_randperm_generator_out(c10::SymInt n, ::std::optional<at::Generator> generator, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::randperm.generator_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::randperm_out(n.guard_int(__FILE__, __LINE__), generator, out);
+}
+
+void wrapper__amp_foreach_non_finite_check_and_unscale_(at::TensorList self, at::Tensor & found_inf, const at::Tensor & inv_scale) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_amp_foreach_non_finite_check_and_unscale_", "self", self, common_device_, false);
+  check_device("aten::_amp_foreach_non_finite_check_and_unscale_", "found_inf", found_inf, common_device_, false);
+  check_device("aten::_amp_foreach_non_finite_check_and_unscale_", "inv_scale", inv_scale, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::amp_non_finite_check_and_unscale_(self, found_inf, inv_scale);
+}
+
+at::Tensor & wrapper__amp_update_scale_(at::Tensor & self, at::Tensor & growth_tracker, const at::Tensor & found_inf, double scale_growth_factor, double scale_backoff_factor, int64_t growth_interval) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_amp_update_scale_", "self", self, common_device_, false);
+  check_device("aten::_amp_update_scale_", "growth_tracker", growth_tracker, common_device_, false);
+  check_device("aten::_amp_update_scale_", "found_inf", found_inf, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::amp_update_scale_(self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval);
+}
+
 at::Tensor & wrapper_arange_start_out(const at::Scalar & start, const at::Scalar & end, const at::Scalar & step, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::arange.start_out", "out", out, common_device_, false);
@@ -2357,6 +2526,27 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("bernoulli.out", TORCH_FN(wrapper_bernoulli_out));
   m.impl("bernoulli", TORCH_FN(wrapper_bernoulli));
   m.impl("native_dropout", TORCH_FN(wrapper_native_dropout));
+  m.impl("log_normal_", TORCH_FN(wrapper_log_normal_));
+  m.impl("exponential_", TORCH_FN(wrapper_exponential_));
+  m.impl("cauchy_", TORCH_FN(wrapper_cauchy_));
+  m.impl("geometric_", TORCH_FN(wrapper_geometric_));
+  m.impl("random_", TORCH_FN(wrapper_random_));
+  m.impl("random_.from", TORCH_FN(wrapper_random__from));
+  m.impl("random_.to", TORCH_FN(wrapper_random__to));
+  m.impl("normal.Tensor_float_out", TORCH_FN(wrapper_normal_Tensor_float_out));
+  m.impl("normal.Tensor_float", TORCH_FN(wrapper_normal_Tensor_float));
+  m.impl("normal.float_Tensor_out", TORCH_FN(wrapper_normal_float_Tensor_out));
+  m.impl("normal.float_Tensor", TORCH_FN(wrapper_normal_float_Tensor));
+  m.impl("normal.Tensor_Tensor_out", TORCH_FN(wrapper_normal_Tensor_Tensor_out));
+  m.impl("normal.Tensor_Tensor", TORCH_FN(wrapper_normal_Tensor_Tensor));
+  m.impl("rrelu_with_noise.out", TORCH_FN(wrapper_rrelu_with_noise_out));
+  m.impl("rrelu_with_noise", TORCH_FN(wrapper_rrelu_with_noise));
+  m.impl("rrelu_with_noise_", TORCH_FN(wrapper_rrelu_with_noise_));
+  m.impl("multinomial.out", TORCH_FN(wrapper_multinomial_out));
+  m.impl("multinomial", TORCH_FN(wrapper_multinomial));
+  m.impl("randperm.generator_out", TORCH_FN(wrapper_randperm_generator_out));
+  m.impl("_amp_foreach_non_finite_check_and_unscale_", TORCH_FN(wrapper__amp_foreach_non_finite_check_and_unscale_));
+  m.impl("_amp_update_scale_", TORCH_FN(wrapper__amp_update_scale_));
   m.impl("arange.start_out", TORCH_FN(wrapper_arange_start_out));
   m.impl("linspace.out", TORCH_FN(wrapper_linspace_out));
   m.impl("fill_.Scalar", TORCH_FN(wrapper_fill__Scalar));

@@ -1,9 +1,16 @@
 // Copies between the CPU and foo and between foo tensors. A contiguous same-dtype copy is one
 // driver memcpy; strides and dtype conversion run on the device (copy.cu), so the host only
 // ever moves dense bytes.
+//
+// Every dtype moves (docs/amp-random-dtypes.md): a same-dtype copy of a dtype no kernel computes
+// (complex, float8, uint16, bits...) reads its elements as same-sized integers (complex128 as
+// pairs of doubles); casts to, from and between complex dtypes are real casts on the real and
+// imaginary parts; a host <-> device cast the device cannot do runs on the CPU. The conjugate
+// and negative bits are resolved here (their boxed fallbacks would call _copy_from again).
 #include <ATen/ATen.h>
 #include <ATen/Dispatch.h>
 #include <ATen/TensorIterator.h>
+#include <torch/library.h>
 
 #include "FooNativeFunctions.h"
 #include "aten/device_memory.h"
@@ -25,8 +32,66 @@ bool plain_bytes_copy(const at::Tensor& src, const at::Tensor& dst) {
          src.is_contiguous() && dst.is_contiguous() && !src.is_conj() && !src.is_neg();
 }
 
-// dst = src (broadcast, strided, cast) on dst's device; both on that device.
-void copy_on_device(const at::Tensor& src, const at::Tensor& dst) {
+// The dtypes kernels/dtype.h's DType names: the ones copy_cast converts.
+bool computed(at::ScalarType t) {
+  switch (t) {
+    case at::kByte: case at::kChar: case at::kShort: case at::kInt: case at::kLong:
+    case at::kHalf: case at::kFloat: case at::kDouble: case at::kBool: case at::kBFloat16:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool complex_with_computed_parts(at::ScalarType t) {
+  return at::isComplexType(t) && computed(c10::toRealValueType(t));
+}
+
+// Whether copy_on_device can turn `from` into `to`.
+bool device_converts(at::ScalarType from, at::ScalarType to) {
+  if (from == to) return true;
+  const bool from_ok = computed(from) || complex_with_computed_parts(from);
+  const bool to_ok = computed(to) || complex_with_computed_parts(to);
+  return from_ok && to_ok;
+}
+
+// The same bytes as t, without its conjugate/negative bits, read as `dtype`: of t's element size,
+// or of half of it, then with a trailing dim of 2 (as view_as_real). Any layout.
+at::Tensor reinterpret(const at::Tensor& t, at::ScalarType dtype) {
+  const auto from = static_cast<size_t>(t.element_size()), to = c10::elementSize(dtype);
+  TORCH_INTERNAL_ASSERT(from == to || from == 2 * to);
+  const auto keys = t.key_set().remove(c10::DispatchKey::Conjugate).remove(c10::DispatchKey::Negative);
+  auto alias = at::detail::make_tensor<c10::TensorImpl>(c10::TensorImpl::VIEW, c10::Storage(t.storage()), keys,
+                                                        c10::scalarTypeToTypeMeta(dtype));
+  std::vector<int64_t> sizes(t.sizes().begin(), t.sizes().end()), strides(t.strides().begin(), t.strides().end());
+  int64_t offset = t.storage_offset();
+  if (from != to) {
+    for (auto& stride : strides) stride *= 2;
+    sizes.push_back(2);
+    strides.push_back(1);
+    offset *= 2;
+  }
+  alias.unsafeGetTensorImpl()->set_sizes_and_strides(sizes, strides, offset);
+  return alias;
+}
+
+// t's bytes as they are in memory: the conjugate and negative bits dropped.
+at::Tensor physical(const at::Tensor& t) {
+  return t.is_conj() || t.is_neg() ? reinterpret(t, t.scalar_type()) : t;
+}
+
+// What a same-dtype copy moves the elements of a dtype no kernel computes as.
+at::ScalarType bytes_dtype(at::ScalarType t) {
+  switch (c10::elementSize(t)) {
+    case 1: return at::kByte;
+    case 2: return at::kShort;
+    case 4: return at::kInt;
+    case 8: return at::kLong;
+    default: return at::kDouble;  // 16 bytes (complex128): pairs of doubles
+  }
+}
+
+void copy_cast_on_device(const at::Tensor& src, const at::Tensor& dst) {
   auto iter = at::TensorIteratorConfig()
                   .add_output(dst)
                   .add_const_input(src)
@@ -38,6 +103,41 @@ void copy_on_device(const at::Tensor& src, const at::Tensor& dst) {
                   [&](foo::kernels::Stream s, const foo::kernels::ElementwiseGeometry& g) {
                     FOO_CALL_KERNEL(copy_cast, s, to, from, g);
                   });
+}
+
+// dst = src (broadcast, strided, cast) on dst's device; both on that device, without
+// conjugate/negative bits.
+void copy_on_device(const at::Tensor& src, const at::Tensor& dst) {
+  const auto from = src.scalar_type(), to = dst.scalar_type();
+  if (computed(from) && computed(to)) return copy_cast_on_device(src, dst);
+  TORCH_CHECK_NOT_IMPLEMENTED(device_converts(from, to), "copy_: foo cannot convert ", from, " to ", to,
+                              " on the device (no foo kernel computes ", computed(from) ? to : from,
+                              "); convert on the CPU instead, e.g. t.cpu().to(dtype)");
+  if (from == to && !at::isComplexType(from)) {
+    const auto as = bytes_dtype(from);
+    return copy_cast_on_device(reinterpret(src, as), reinterpret(dst, as));
+  }
+  if (at::isComplexType(to)) {  // from complex: both parts; from real: the real part, imaginary 0
+    const auto parts = reinterpret(dst, c10::toRealValueType(to));
+    if (at::isComplexType(from)) return copy_on_device(reinterpret(src, c10::toRealValueType(from)), parts);
+    copy_on_device(src, parts.select(-1, 0));
+    parts.select(-1, 1).zero_();
+    return;
+  }
+  // complex to real: the real part (ATen's copy_ has warned that the imaginary part is dropped)
+  copy_on_device(reinterpret(src, c10::toRealValueType(from)).select(-1, 0), dst);
+}
+
+// Applies what the conjugate/negative bits of a copy's two sides differ by to dst's bytes.
+void apply_sign_bits(const at::Tensor& dst, bool conj, bool neg) {
+  if (neg) {
+    const auto values = dst.is_complex() ? reinterpret(dst, c10::toRealValueType(dst.scalar_type())) : dst;
+    at::neg_out(const_cast<at::Tensor&>(values), values);
+  }
+  if (conj && dst.is_complex()) {
+    auto imag = reinterpret(dst, c10::toRealValueType(dst.scalar_type())).select(-1, 1);
+    at::neg_out(imag, imag);
+  }
 }
 
 void memcpy_bytes(const at::Tensor& src, const at::Tensor& dst, CopyKind kind, c10::DeviceIndex device) {
@@ -72,26 +172,30 @@ void copy_device_to_host(const at::Tensor& src, const at::Tensor& dst) {
     memcpy_bytes(src, dst, CopyKind::DeviceToHost, src.device().index());
     return;
   }
-  // Lay the data out densely in dst's dtype on the device, then move bytes.
-  at::Tensor dense = at::empty(dst.sizes(), src.options().dtype(dst.scalar_type()));
+  // Lay the data out densely on the device (in dst's dtype when the device converts it), move
+  // bytes, then cast and lay out on the CPU what is left to do.
+  const auto dtype = device_converts(src.scalar_type(), dst.scalar_type()) ? dst.scalar_type() : src.scalar_type();
+  at::Tensor dense = at::empty(dst.sizes(), src.options().dtype(dtype));
   copy_on_device(src, dense);
-  if (dst.is_contiguous()) {
+  if (dst.is_contiguous() && dtype == dst.scalar_type()) {
     memcpy_bytes(dense, dst, CopyKind::DeviceToHost, src.device().index());
   } else {
-    at::Tensor landing = at::empty(dst.sizes(), dst.options().memory_format(at::MemoryFormat::Contiguous));
+    at::Tensor landing = at::empty(dst.sizes(), dst.options().dtype(dtype).memory_format(at::MemoryFormat::Contiguous));
     memcpy_bytes(dense, landing, CopyKind::DeviceToHost, src.device().index());
     dst.copy_(landing);
   }
 }
 
 void copy_host_to_device(const at::Tensor& src, const at::Tensor& dst) {
-  const at::Tensor host = src.resolve_conj().resolve_neg();
-  if (plain_bytes_copy(host, dst)) {
-    memcpy_bytes(host, dst, CopyKind::HostToDevice, dst.device().index());
+  if (plain_bytes_copy(src, dst)) {
+    memcpy_bytes(src, dst, CopyKind::HostToDevice, dst.device().index());
     return;
   }
-  // Move src's bytes densely (in its own dtype), then broadcast, cast and lay out on the device.
-  const at::Tensor dense_host = host.contiguous();
+  // Move src's bytes densely (cast on the CPU first if the device cannot), then broadcast, cast
+  // and lay out on the device.
+  const at::Tensor dense_host = device_converts(src.scalar_type(), dst.scalar_type())
+                                    ? src.contiguous()
+                                    : src.to(dst.scalar_type()).contiguous();
   at::Tensor landing = at::empty(dense_host.sizes(), dst.options().dtype(dense_host.scalar_type()));
   memcpy_bytes(dense_host, landing, CopyKind::HostToDevice, dst.device().index());
   copy_on_device(landing, dst);
@@ -106,13 +210,16 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool /*non_b
   TORCH_CHECK(self.device().is_cpu() || on_foo(self), "_copy_from: cannot copy from ", self.device(), " to ", dst.device());
   TORCH_CHECK(dst.device().is_cpu() || on_foo(dst), "_copy_from: cannot copy from ", self.device(), " to ", dst.device());
   if (dst.numel() == 0) return dst;
+  // Copy the bytes as they are, then apply what the two sides' conjugate/negative bits differ by.
+  const at::Tensor src_bytes = physical(self), dst_bytes = physical(dst);
   if (on_foo(self) && on_foo(dst)) {
-    copy_device_to_device(self, dst);
+    copy_device_to_device(src_bytes, dst_bytes);
   } else if (on_foo(self)) {
-    copy_device_to_host(self, dst);
+    copy_device_to_host(src_bytes, dst_bytes);
   } else {
-    copy_host_to_device(self, dst);
+    copy_host_to_device(src_bytes, dst_bytes);
   }
+  apply_sign_bits(dst_bytes, self.is_conj() != dst.is_conj(), self.is_neg() != dst.is_neg());
   return dst;
 }
 
@@ -126,7 +233,25 @@ at::Scalar local_scalar_dense(const at::Tensor& self) {
   return stage_to_cpu(self).item();
 }
 
+namespace {
+
+// A fill of a dtype no kernel computes: the CPU makes the one element (with its conversion and
+// errors), the device copies its bytes everywhere.
+at::Tensor& fill_from_host_element(at::Tensor& self, const at::Scalar& value) {
+  const at::Tensor host = at::scalar_tensor(value, at::TensorOptions().dtype(self.scalar_type()));
+  if (self.numel() == 0) return self;
+  const at::Tensor element = at::empty({}, self.options());
+  copy_host_to_device(host, element);
+  const at::Tensor self_bytes = physical(self);
+  copy_on_device(element, self_bytes);
+  apply_sign_bits(self_bytes, self.is_conj(), self.is_neg());
+  return self;
+}
+
+}  // namespace
+
 at::Tensor& fill_scalar(at::Tensor& self, const at::Scalar& value) {
+  if (!computed(self.scalar_type())) return fill_from_host_element(self, value);
   // The CPU's checked conversion: a value the dtype cannot hold is an error, not inf or a wrap.
   AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, self.scalar_type(), "fill_",
                              [&] { (void)value.to<scalar_t>(); });
@@ -157,5 +282,17 @@ at::Tensor& fill_tensor(at::Tensor& self, const at::Tensor& value) {
 }
 
 at::Tensor& zero_(at::Tensor& self) { return foo::native::fill_scalar(self, 0); }
+
+// _copy_from resolves the conjugate and negative bits itself (copy_from above): ATen's boxed
+// fallbacks for those bits would materialise the source with clone(), whose copy_ calls
+// _copy_from again with the bit still set, recursing until the stack overflows.
+TORCH_LIBRARY_IMPL(aten, Conjugate, m) {
+  m.impl("_copy_from", torch::CppFunction::makeFallthrough());
+  m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
+}
+TORCH_LIBRARY_IMPL(aten, Negative, m) {
+  m.impl("_copy_from", torch::CppFunction::makeFallthrough());
+  m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
+}
 
 }  // namespace foo::native

@@ -27,6 +27,13 @@ __host__ __device__ inline Philox4 philox4x32_10(uint32_t c0, uint32_t c1, uint3
   return {{c0, c1, c2, c3}};
 }
 
+// The draw of Philox counter g (the element pair index) at a launch's (seed, offset).
+__host__ __device__ inline Philox4 philox_draw(int64_t g, uint64_t seed, uint64_t offset) {
+  return philox4x32_10(static_cast<uint32_t>(g), static_cast<uint32_t>(static_cast<uint64_t>(g) >> 32),
+                       static_cast<uint32_t>(offset), static_cast<uint32_t>(offset >> 32),
+                       static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32));
+}
+
 // A double in [0, 1) from 53 random bits.
 __host__ __device__ inline double unit_double(uint32_t hi, uint32_t lo) {
   const uint64_t bits = (static_cast<uint64_t>(hi) << 21) ^ (lo >> 11);
