@@ -108,6 +108,12 @@ at::Tensor & multinomial_out(const at::Tensor & self, int64_t num_samples, bool 
 // aten::randperm.generator_out(SymInt n, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)
 at::Tensor & randperm_out(int64_t n, ::std::optional<at::Generator> generator, at::Tensor & out);
 
+// aten::view_as_real(Tensor(a) self) -> Tensor(a)
+at::Tensor view_as_real(const at::Tensor & self);
+
+// aten::view_as_complex(Tensor(a) self) -> Tensor(a)
+at::Tensor view_as_complex(const at::Tensor & self);
+
 // aten::_amp_foreach_non_finite_check_and_unscale_(Tensor(a!)[] self, Tensor(b!) found_inf, Tensor inv_scale) -> ()
 void amp_non_finite_check_and_unscale_(at::TensorList self, at::Tensor & found_inf, const at::Tensor & inv_scale);
 

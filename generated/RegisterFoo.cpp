@@ -312,6 +312,20 @@ at::Tensor & wrapper_randperm_generator_out(c10::SymInt n, ::std::optional<at::G
   return foo::native::randperm_out(n.guard_int(__FILE__, __LINE__), generator, out);
 }
 
+at::Tensor wrapper_view_as_real(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::view_as_real", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::view_as_real(self);
+}
+
+at::Tensor wrapper_view_as_complex(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::view_as_complex", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::view_as_complex(self);
+}
+
 void wrapper__amp_foreach_non_finite_check_and_unscale_(at::TensorList self, at::Tensor & found_inf, const at::Tensor & inv_scale) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_amp_foreach_non_finite_check_and_unscale_", "self", self, common_device_, false);
@@ -2545,6 +2559,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("multinomial.out", TORCH_FN(wrapper_multinomial_out));
   m.impl("multinomial", TORCH_FN(wrapper_multinomial));
   m.impl("randperm.generator_out", TORCH_FN(wrapper_randperm_generator_out));
+  m.impl("view_as_real", TORCH_FN(wrapper_view_as_real));
+  m.impl("view_as_complex", TORCH_FN(wrapper_view_as_complex));
   m.impl("_amp_foreach_non_finite_check_and_unscale_", TORCH_FN(wrapper__amp_foreach_non_finite_check_and_unscale_));
   m.impl("_amp_update_scale_", TORCH_FN(wrapper__amp_update_scale_));
   m.impl("arange.start_out", TORCH_FN(wrapper_arange_start_out));
