@@ -124,7 +124,8 @@ void copy_on_device(const at::Tensor& src, const at::Tensor& dst) {
     parts.select(-1, 1).zero_();
     return;
   }
-  // complex to real: the real part (ATen's copy_ has warned that the imaginary part is dropped)
+  // complex to real: the real part, with the CPU's warning
+  TORCH_WARN_ONCE("Casting complex values to real discards the imaginary part");
   copy_on_device(reinterpret(src, c10::toRealValueType(from)).select(-1, 0), dst);
 }
 
@@ -179,10 +180,15 @@ void copy_device_to_host(const at::Tensor& src, const at::Tensor& dst) {
   copy_on_device(src, dense);
   if (dst.is_contiguous() && dtype == dst.scalar_type()) {
     memcpy_bytes(dense, dst, CopyKind::DeviceToHost, src.device().index());
-  } else {
-    at::Tensor landing = at::empty(dst.sizes(), dst.options().dtype(dtype).memory_format(at::MemoryFormat::Contiguous));
-    memcpy_bytes(dense, landing, CopyKind::DeviceToHost, src.device().index());
-    dst.copy_(landing);
+    return;
+  }
+  at::Tensor landing = at::empty(dst.sizes(), dst.options().dtype(dtype).memory_format(at::MemoryFormat::Contiguous));
+  memcpy_bytes(dense, landing, CopyKind::DeviceToHost, src.device().index());
+  if (dtype != dst.scalar_type()) {
+    dst.copy_(landing);  // the CPU converts
+  } else {  // moved as bytes: the CPU may have no copy kernel for the dtype (uint1..7, bits)
+    const auto as = bytes_dtype(dtype);
+    reinterpret(dst, as).copy_(reinterpret(landing, as));
   }
 }
 
@@ -191,12 +197,12 @@ void copy_host_to_device(const at::Tensor& src, const at::Tensor& dst) {
     memcpy_bytes(src, dst, CopyKind::HostToDevice, dst.device().index());
     return;
   }
-  // Move src's bytes densely (cast on the CPU first if the device cannot), then broadcast, cast
-  // and lay out on the device.
-  const at::Tensor dense_host = device_converts(src.scalar_type(), dst.scalar_type())
-                                    ? src.contiguous()
-                                    : src.to(dst.scalar_type()).contiguous();
-  at::Tensor landing = at::empty(dense_host.sizes(), dst.options().dtype(dense_host.scalar_type()));
+  // Move src's bytes densely (cast on the CPU first if the device cannot; laid out as bytes, as
+  // the CPU may have no copy kernel for the dtype), then broadcast, cast and lay out on the device.
+  const at::Tensor host = device_converts(src.scalar_type(), dst.scalar_type()) ? src : src.to(dst.scalar_type());
+  const at::Tensor dense_host =
+      host.is_contiguous() ? host : reinterpret(host, bytes_dtype(host.scalar_type())).contiguous();
+  at::Tensor landing = at::empty(host.sizes(), dst.options().dtype(host.scalar_type()));
   memcpy_bytes(dense_host, landing, CopyKind::HostToDevice, dst.device().index());
   copy_on_device(landing, dst);
   // The pageable host buffer must outlive the asynchronous copy.

@@ -161,12 +161,19 @@ at::Tensor& geometric_(at::Tensor& self, double p, std::optional<at::Generator> 
   return templates::geometric_impl_<GeometricKernel, Gen>(self, p, std::move(generator));
 }
 
+// ATen's random_ templates reject other dtypes without naming them; name them first.
+static void check_random_dtype(const at::Tensor& self) {
+  check_dtype(self, at::isFloatingType(self.scalar_type()) || at::isIntegralType(self.scalar_type(), true), "random_");
+}
+
 at::Tensor& random_(at::Tensor& self, std::optional<at::Generator> generator) {
+  check_random_dtype(self);
   return templates::random_impl<RandomKernel, Gen>(self, std::move(generator));
 }
 
 at::Tensor& random_from(at::Tensor& self, int64_t from, std::optional<int64_t> to,
                         std::optional<at::Generator> generator) {
+  check_random_dtype(self);
   return templates::random_from_to_impl<RandomFromToKernel, Gen>(self, from, to, std::move(generator));
 }
 
