@@ -32,26 +32,16 @@ bool plain_bytes_copy(const at::Tensor& src, const at::Tensor& dst) {
          src.is_contiguous() && dst.is_contiguous() && !src.is_conj() && !src.is_neg();
 }
 
-// The dtypes kernels/dtype.h's DType names: the ones copy_cast converts.
-bool computed(at::ScalarType t) {
-  switch (t) {
-    case at::kByte: case at::kChar: case at::kShort: case at::kInt: case at::kLong:
-    case at::kHalf: case at::kFloat: case at::kDouble: case at::kBool: case at::kBFloat16:
-      return true;
-    default:
-      return false;
-  }
-}
 
 bool complex_with_computed_parts(at::ScalarType t) {
-  return at::isComplexType(t) && computed(c10::toRealValueType(t));
+  return at::isComplexType(t) && has_kernel_dtype(c10::toRealValueType(t));
 }
 
 // Whether copy_on_device can turn `from` into `to`.
 bool device_converts(at::ScalarType from, at::ScalarType to) {
   if (from == to) return true;
-  const bool from_ok = computed(from) || complex_with_computed_parts(from);
-  const bool to_ok = computed(to) || complex_with_computed_parts(to);
+  const bool from_ok = has_kernel_dtype(from) || complex_with_computed_parts(from);
+  const bool to_ok = has_kernel_dtype(to) || complex_with_computed_parts(to);
   return from_ok && to_ok;
 }
 
@@ -109,9 +99,9 @@ void copy_cast_on_device(const at::Tensor& src, const at::Tensor& dst) {
 // conjugate/negative bits.
 void copy_on_device(const at::Tensor& src, const at::Tensor& dst) {
   const auto from = src.scalar_type(), to = dst.scalar_type();
-  if (computed(from) && computed(to)) return copy_cast_on_device(src, dst);
+  if (has_kernel_dtype(from) && has_kernel_dtype(to)) return copy_cast_on_device(src, dst);
   TORCH_CHECK_NOT_IMPLEMENTED(device_converts(from, to), "copy_: foo cannot convert ", from, " to ", to,
-                              " on the device (no foo kernel computes ", computed(from) ? to : from,
+                              " on the device (no foo kernel computes ", has_kernel_dtype(from) ? to : from,
                               "); convert on the CPU instead, e.g. t.cpu().to(dtype)");
   if (from == to && !at::isComplexType(from)) {
     const auto as = bytes_dtype(from);
@@ -257,7 +247,7 @@ at::Tensor& fill_from_host_element(at::Tensor& self, const at::Scalar& value) {
 }  // namespace
 
 at::Tensor& fill_scalar(at::Tensor& self, const at::Scalar& value) {
-  if (!computed(self.scalar_type())) return fill_from_host_element(self, value);
+  if (!has_kernel_dtype(self.scalar_type())) return fill_from_host_element(self, value);
   // The CPU's checked conversion: a value the dtype cannot hold is an error, not inf or a wrap.
   AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, self.scalar_type(), "fill_",
                              [&] { (void)value.to<scalar_t>(); });

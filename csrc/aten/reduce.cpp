@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "FooNativeFunctions.h"
+#include "aten/elementwise.h"
 #include "kernels/reduce.h"
 #include "runtime/stream.h"
 
@@ -26,16 +27,6 @@ static_assert(static_cast<int>(foo::kernels::DType::BFloat16) == static_cast<int
               static_cast<int>(foo::kernels::DType::Float16) == static_cast<int>(at::kHalf));
 
 foo::kernels::DType kernel_dtype(at::ScalarType t) { return static_cast<foo::kernels::DType>(t); }
-
-bool has_kernel_dtype(at::ScalarType t) {
-  switch (t) {
-    case at::kByte: case at::kChar: case at::kShort: case at::kInt: case at::kLong:
-    case at::kHalf: case at::kFloat: case at::kDouble: case at::kBool: case at::kBFloat16:
-      return true;
-    default:
-      return false;
-  }
-}
 
 void check_kernel_dtype(const char* op, at::ScalarType t) {
   TORCH_CHECK(has_kernel_dtype(t), op, ": foo has no reduction kernel for dtype ", t);

@@ -51,10 +51,9 @@ void amp_unscale(Stream stream, DType dtype, void* grad, const Layout& layout, i
   dispatch<kFloatingTypes>(dtype, "_amp_foreach_non_finite_check_and_unscale_", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (n <= 0) return;
-    const int64_t blocks = (n + kThreads - 1) / kThreads;
     launch_independent("_amp_foreach_non_finite_check_and_unscale_", unscale_kernel<T>,
-                       dim3(static_cast<unsigned>(blocks < kMaxBlocks ? blocks : kMaxBlocks)), dim3(kThreads),
-                       stream, static_cast<T*>(grad), layout, n, found_inf, inv_scale);
+                       capped_blocks_for(n, kMaxBlocks, kThreads), dim3(kThreads), stream, static_cast<T*>(grad),
+                       layout, n, found_inf, inv_scale);
   });
 }
 

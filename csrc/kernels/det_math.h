@@ -24,6 +24,15 @@ FOO_HD double pow2(int e) {
 #endif
 }
 
+// c[0] * z^(N-1) + ... + c[N-1] by Horner's rule, each step rounded separately.
+template <int N>
+__device__ inline double horner(double z, const double (&c)[N]) {
+  double p = c[0];
+#pragma unroll
+  for (int j = 1; j < N; ++j) p = add_rn(mul_rn(p, z), c[j]);
+  return p;
+}
+
 // log(w) for w in (0, 1], from IEEE-exact steps only: w = m * 2^e with m in [sqrt(1/2), sqrt(2)),
 // log(m) = 2 atanh(s), s = (m - 1) / (m + 1), as a series in s^2 (|s| < 0.172: 13 terms reach
 // double precision).
@@ -37,19 +46,12 @@ __device__ inline double det_log(double w) {
   const double f = m - 1.0;  // exact (Sterbenz)
   const double s = div_rn(f, add_rn(2.0, f));
   const double z = mul_rn(s, s);
-  double p = 0.04;  // 1/(2k+1), k = 12 .. 1, then 1
-  p = add_rn(mul_rn(p, z), 0.043478260869565216);
-  p = add_rn(mul_rn(p, z), 0.047619047619047616);
-  p = add_rn(mul_rn(p, z), 0.05263157894736842);
-  p = add_rn(mul_rn(p, z), 0.058823529411764705);
-  p = add_rn(mul_rn(p, z), 0.06666666666666667);
-  p = add_rn(mul_rn(p, z), 0.07692307692307693);
-  p = add_rn(mul_rn(p, z), 0.09090909090909091);
-  p = add_rn(mul_rn(p, z), 0.1111111111111111);
-  p = add_rn(mul_rn(p, z), 0.14285714285714285);
-  p = add_rn(mul_rn(p, z), 0.2);
-  p = add_rn(mul_rn(p, z), 0.3333333333333333);
-  p = add_rn(mul_rn(p, z), 1.0);
+  // 1/(2k+1), k = 12 .. 1, then 1
+  const double atanh_series[] = {0.04, 0.043478260869565216, 0.047619047619047616, 0.05263157894736842,
+                                 0.058823529411764705, 0.06666666666666667, 0.07692307692307693,
+                                 0.09090909090909091, 0.1111111111111111, 0.14285714285714285, 0.2,
+                                 0.3333333333333333, 1.0};
+  const double p = horner(z, atanh_series);
   const double log_m = mul_rn(s, p) * 2.0;  // exact scaling
   return add_rn(mul_rn(static_cast<double>(e), 0.6931471805599453), log_m);
 }
@@ -65,21 +67,12 @@ __device__ inline double det_exp(double x) {
   constexpr double kLn2Lo = 1.90821492927058770002e-10;
   const double k = rint(mul_rn(x, 1.4426950408889634));
   const double r = sub_rn(sub_rn(x, mul_rn(k, kLn2Hi)), mul_rn(k, kLn2Lo));
-  double p = 1.1470745597729725e-11;  // 1/14!, then 1/13! .. 1/1!, 1
-  p = add_rn(mul_rn(p, r), 1.6059043836821613e-10);
-  p = add_rn(mul_rn(p, r), 2.08767569878681e-09);
-  p = add_rn(mul_rn(p, r), 2.505210838544172e-08);
-  p = add_rn(mul_rn(p, r), 2.755731922398589e-07);
-  p = add_rn(mul_rn(p, r), 2.7557319223985893e-06);
-  p = add_rn(mul_rn(p, r), 2.48015873015873e-05);
-  p = add_rn(mul_rn(p, r), 0.0001984126984126984);
-  p = add_rn(mul_rn(p, r), 0.001388888888888889);
-  p = add_rn(mul_rn(p, r), 0.008333333333333333);
-  p = add_rn(mul_rn(p, r), 0.041666666666666664);
-  p = add_rn(mul_rn(p, r), 0.16666666666666666);
-  p = add_rn(mul_rn(p, r), 0.5);
-  p = add_rn(mul_rn(p, r), 1.0);
-  p = add_rn(mul_rn(p, r), 1.0);
+  // 1/14!, 1/13!, ..., 1/1!, 1/0!
+  const double exp_series[] = {1.1470745597729725e-11, 1.6059043836821613e-10, 2.08767569878681e-09,
+                               2.505210838544172e-08, 2.755731922398589e-07, 2.7557319223985893e-06,
+                               2.48015873015873e-05, 0.0001984126984126984, 0.001388888888888889,
+                               0.008333333333333333, 0.041666666666666664, 0.16666666666666666, 0.5, 1.0, 1.0};
+  const double p = horner(r, exp_series);
   const int e = static_cast<int>(k);  // in [-1075, 1024]
   if (e < -1022) return mul_rn(mul_rn(p, pow2(e + 64)), pow2(-64));
   if (e > 1023) return mul_rn(mul_rn(p, pow2(e - 1)), 2.0);
@@ -96,25 +89,14 @@ __device__ inline void det_sincos_2pi(double u, double* sin_out, double* cos_out
   const bool odd = (o & 1) != 0;
   const double phi = mul_rn(odd ? 1.0 - f : f, 0.7853981633974483);  // 1 - f is exact
   const double z = mul_rn(phi, phi);
-  double q = -8.22063524662433e-18;  // (-1)^k / (2k+1)!, k = 9 .. 1
-  q = add_rn(mul_rn(q, z), 2.8114572543455206e-15);
-  q = add_rn(mul_rn(q, z), -7.647163731819816e-13);
-  q = add_rn(mul_rn(q, z), 1.6059043836821613e-10);
-  q = add_rn(mul_rn(q, z), -2.505210838544172e-08);
-  q = add_rn(mul_rn(q, z), 2.7557319223985893e-06);
-  q = add_rn(mul_rn(q, z), -0.0001984126984126984);
-  q = add_rn(mul_rn(q, z), 0.008333333333333333);
-  q = add_rn(mul_rn(q, z), -0.16666666666666666);
-  double r = 4.110317623312165e-19;  // (-1)^k / (2k)!, k = 10 .. 1
-  r = add_rn(mul_rn(r, z), -1.5619206968586225e-16);
-  r = add_rn(mul_rn(r, z), 4.779477332387385e-14);
-  r = add_rn(mul_rn(r, z), -1.1470745597729725e-11);
-  r = add_rn(mul_rn(r, z), 2.08767569878681e-09);
-  r = add_rn(mul_rn(r, z), -2.755731922398589e-07);
-  r = add_rn(mul_rn(r, z), 2.48015873015873e-05);
-  r = add_rn(mul_rn(r, z), -0.001388888888888889);
-  r = add_rn(mul_rn(r, z), 0.041666666666666664);
-  r = add_rn(mul_rn(r, z), -0.5);
+  // (-1)^k / (2k+1)!, k = 9 .. 1, and (-1)^k / (2k)!, k = 10 .. 1
+  const double sin_series[] = {-8.22063524662433e-18, 2.8114572543455206e-15, -7.647163731819816e-13,
+                               1.6059043836821613e-10, -2.505210838544172e-08, 2.7557319223985893e-06,
+                               -0.0001984126984126984, 0.008333333333333333, -0.16666666666666666};
+  const double cos_series[] = {4.110317623312165e-19, -1.5619206968586225e-16, 4.779477332387385e-14,
+                               -1.1470745597729725e-11, 2.08767569878681e-09, -2.755731922398589e-07,
+                               2.48015873015873e-05, -0.001388888888888889, 0.041666666666666664, -0.5};
+  const double q = horner(z, sin_series), r = horner(z, cos_series);
   double s = add_rn(phi, mul_rn(mul_rn(phi, z), q));
   const double c = add_rn(1.0, mul_rn(z, r));
   // angle = quarter * pi/2 + phi (even octant) or quarter * pi/2 - phi (odd octant)

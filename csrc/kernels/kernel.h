@@ -82,6 +82,12 @@ inline dim3 blocks_for(int64_t n, unsigned threads = 256) {
   return dim3(static_cast<unsigned>((n + threads - 1) / threads));
 }
 
+// The same, at most max_blocks: for kernels that grid-stride over the rest.
+inline dim3 capped_blocks_for(int64_t n, int64_t max_blocks, unsigned threads = 256) {
+  const int64_t blocks = (n + threads - 1) / threads;
+  return dim3(static_cast<unsigned>(blocks < max_blocks ? blocks : max_blocks));
+}
+
 }  // namespace FOO_TARGET
 }  // namespace foo::kernels
 

@@ -15,9 +15,19 @@ constexpr unsigned kThreads = 256;
 // counter i / 2); tests/test_random_ops.py fills more elements than one grid covers.
 constexpr int64_t kMaxBlocks = 1024;
 
-dim3 grid_for(int64_t pairs) {
-  const int64_t blocks = (pairs + kThreads - 1) / kThreads;
-  return dim3(static_cast<unsigned>(blocks < kMaxBlocks ? blocks : kMaxBlocks));
+// A thread per Philox counter (element pair).
+dim3 grid_for(int64_t n) { return capped_blocks_for((n + 1) / 2, kMaxBlocks, kThreads); }
+
+// Calls f(i, k, draw) for the elements i < n of this thread's counters (grid-stride): element
+// i = 2g + k takes word pair k of counter g's draw; k == 0 comes first for each g.
+template <typename F>
+__device__ inline void for_each_element(int64_t n, uint64_t seed, uint64_t offset, F&& f) {
+  const int64_t pairs = (n + 1) / 2;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t g = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; g < pairs; g += stride) {
+    const Philox4 r = philox_draw(g, seed, offset);
+    for (int k = 0; k < 2 && 2 * g + k < n; ++k) f(2 * g + k, k, r);
+  }
 }
 
 // The two uniforms of a draw: element 2g takes u[0], element 2g + 1 takes u[1].
@@ -93,42 +103,32 @@ __device__ inline void distribution_pair(const Uniforms& d, double a, double b, 
 template <typename T, Distribution D>
 __global__ void distribution_kernel(T* out, Layout layout, int64_t n, uint64_t seed, uint64_t offset, double a,
                                     double b) {
-  const int64_t pairs = (n + 1) / 2;
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t g = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; g < pairs; g += stride) {
-    double v[2];
-    distribution_pair<D>(Uniforms(philox_draw(g, seed, offset)), a, b, half_epsilon<T>(), v);
-    for (int k = 0; k < 2; ++k) {
-      const int64_t i = 2 * g + k;
-      if (i >= n) break;
-      T t = from_double<T>(v[k]);
-      if constexpr (D == Distribution::Uniform) {
-        // Rounding to T may reach b; the interval is half-open, so such values fold back to a.
-        if (!(static_cast<double>(static_cast<opmath_t<T>>(t)) < b)) t = from_double<T>(a);
-      }
-      out[offset_of(layout, i)] = t;
+  double v[2];  // the pair's values, computed at its first element
+  for_each_element(n, seed, offset, [&](int64_t i, int k, const Philox4& r) {
+    if (k == 0) distribution_pair<D>(Uniforms(r), a, b, half_epsilon<T>(), v);
+    T t = from_double<T>(v[k]);
+    if constexpr (D == Distribution::Uniform) {
+      // Rounding to T may reach b; the interval is half-open, so such values fold back to a.
+      if (!(static_cast<double>(static_cast<opmath_t<T>>(t)) < b)) t = from_double<T>(a);
     }
-  }
+    out[offset_of(layout, i)] = t;
+  });
 }
 
 template <typename T>
 __global__ void random_int_kernel(T* out, Layout layout, int64_t n, uint64_t seed, uint64_t offset, uint64_t range,
                                   int64_t base) {
-  const int64_t pairs = (n + 1) / 2;
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const bool wide = range == 0 || range >= (uint64_t{1} << 32);
-  for (int64_t g = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; g < pairs; g += stride) {
-    const Philox4 r = philox_draw(g, seed, offset);
-    for (int k = 0; k < 2; ++k) {
-      const int64_t i = 2 * g + k;
-      if (i >= n) break;
-      const uint32_t hi = r.v[2 * k], lo = r.v[2 * k + 1];
-      const uint64_t bits = wide ? (static_cast<uint64_t>(hi) << 32 | lo) : hi;
-      const uint64_t value = range == 0 ? bits : bits % range + static_cast<uint64_t>(base);
-      out[offset_of(layout, i)] = cast<T>(static_cast<int64_t>(value));
-    }
-  }
+  for_each_element(n, seed, offset, [&](int64_t i, int k, const Philox4& r) {
+    const uint32_t hi = r.v[2 * k], lo = r.v[2 * k + 1];
+    const uint64_t bits = wide ? (static_cast<uint64_t>(hi) << 32 | lo) : hi;
+    const uint64_t value = range == 0 ? bits : bits % range + static_cast<uint64_t>(base);
+    out[offset_of(layout, i)] = cast<T>(static_cast<int64_t>(value));
+  });
 }
+
+// The uniform of element pair word k.
+__device__ inline double uniform_of(const Philox4& r, int k) { return unit_double(r.v[2 * k], r.v[2 * k + 1]); }
 
 __device__ inline double load_double(const void* data, DType dtype, int64_t offset) {
   switch (dtype) {
@@ -142,70 +142,48 @@ __device__ inline double load_double(const void* data, DType dtype, int64_t offs
 template <typename T>
 __global__ void bernoulli_kernel(T* out, Layout layout, int64_t n, uint64_t seed, uint64_t offset, double p,
                                  const void* p_data, DType p_dtype, Layout p_layout, int* p_error) {
-  const int64_t pairs = (n + 1) / 2;
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t g = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; g < pairs; g += stride) {
-    const Uniforms d(philox_draw(g, seed, offset));
-    for (int k = 0; k < 2; ++k) {
-      const int64_t i = 2 * g + k;
-      if (i >= n) break;
-      const double pi = p_data ? load_double(p_data, p_dtype, offset_of(p_layout, i)) : p;
-      if (p_data && !(pi >= 0.0 && pi <= 1.0)) *p_error = 1;  // a benign race: every writer stores 1
-      out[offset_of(layout, i)] = cast<T>(d.u[k] < pi);
-    }
-  }
+  for_each_element(n, seed, offset, [&](int64_t i, int k, const Philox4& r) {
+    const double pi = p_data ? load_double(p_data, p_dtype, offset_of(p_layout, i)) : p;
+    if (p_data && !(pi >= 0.0 && pi <= 1.0)) *p_error = 1;  // a benign race: every writer stores 1
+    out[offset_of(layout, i)] = cast<T>(uniform_of(r, k) < pi);
+  });
 }
 
 template <typename T>
 __global__ void dropout_kernel(const T* x, Layout x_layout, T* out, bool* mask, Layout out_layout, int64_t n,
                                uint64_t seed, uint64_t offset, double keep, opmath_t<T> scale) {
   using acc_t = opmath_t<T>;
-  const int64_t pairs = (n + 1) / 2;
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t g = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; g < pairs; g += stride) {
-    const Uniforms d(philox_draw(g, seed, offset));
-    for (int k = 0; k < 2; ++k) {
-      const int64_t i = 2 * g + k;
-      if (i >= n) break;
-      const bool kept = d.u[k] < keep;
-      // x * mask, then * scale: a dropped inf or nan stays nan, as the CPU's input.mul(mask).
-      const acc_t xm = mul_rn(static_cast<acc_t>(x[offset_of(x_layout, i)]), kept ? acc_t(1) : acc_t(0));
-      const int64_t o = offset_of(out_layout, i);
-      out[o] = static_cast<T>(mul_rn(xm, scale));
-      mask[o] = kept;
-    }
-  }
+  for_each_element(n, seed, offset, [&](int64_t i, int k, const Philox4& r) {
+    const bool kept = uniform_of(r, k) < keep;
+    // x * mask, then * scale: a dropped inf or nan stays nan, as the CPU's input.mul(mask).
+    const acc_t xm = mul_rn(static_cast<acc_t>(x[offset_of(x_layout, i)]), kept ? acc_t(1) : acc_t(0));
+    const int64_t o = offset_of(out_layout, i);
+    out[o] = static_cast<T>(mul_rn(xm, scale));
+    mask[o] = kept;
+  });
 }
 
 template <typename T>
 __global__ void rrelu_kernel(const T* x, Layout x_layout, T* out, Layout out_layout, T* noise, Layout noise_layout,
                              int64_t n, uint64_t seed, uint64_t offset, double lower, double upper, bool training) {
   using acc_t = opmath_t<T>;
-  const int64_t pairs = (n + 1) / 2;
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t g = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; g < pairs; g += stride) {
-    const Uniforms d(philox_draw(g, seed, offset));
-    for (int k = 0; k < 2; ++k) {
-      const int64_t i = 2 * g + k;
-      if (i >= n) break;
-      const acc_t v = static_cast<acc_t>(x[offset_of(x_layout, i)]);
-      if (!training) {
-        out[offset_of(out_layout, i)] = v > acc_t(0) ? static_cast<T>(v) : static_cast<T>(mul_rn(v, acc_t(lower)));
-        continue;
-      }
-      // Read x before writing: in place (rrelu_with_noise_) out is x.
-      const acc_t r = static_cast<acc_t>(add_rn(lower, mul_rn(sub_rn(upper, lower), d.u[k])));
-      const bool negative = v <= acc_t(0);
-      out[offset_of(out_layout, i)] = negative ? static_cast<T>(mul_rn(v, r)) : static_cast<T>(v);
-      noise[offset_of(noise_layout, i)] = negative ? static_cast<T>(r) : T(1.0f);
+  for_each_element(n, seed, offset, [&](int64_t i, int k, const Philox4& r) {
+    const acc_t v = static_cast<acc_t>(x[offset_of(x_layout, i)]);  // read first: in place, out is x
+    if (!training) {
+      out[offset_of(out_layout, i)] = v > acc_t(0) ? static_cast<T>(v) : static_cast<T>(mul_rn(v, acc_t(lower)));
+      return;
     }
-  }
+    const acc_t slope = static_cast<acc_t>(add_rn(lower, mul_rn(sub_rn(upper, lower), uniform_of(r, k))));
+    const bool negative = v <= acc_t(0);
+    out[offset_of(out_layout, i)] = negative ? static_cast<T>(mul_rn(v, slope)) : static_cast<T>(v);
+    noise[offset_of(noise_layout, i)] = negative ? static_cast<T>(slope) : T(1.0f);
+  });
 }
 
 template <typename T, Distribution D>
 void launch_distribution(Stream stream, void* out, const Layout& layout, int64_t n, uint64_t seed, uint64_t offset,
                          double a, double b) {
-  launch_independent("distribution_fill", distribution_kernel<T, D>, grid_for((n + 1) / 2), dim3(kThreads), stream,
+  launch_independent("distribution_fill", distribution_kernel<T, D>, grid_for(n), dim3(kThreads), stream,
                      static_cast<T*>(out), layout, n, seed, offset, a, b);
 }
 
@@ -252,7 +230,7 @@ void random_int_fill(Stream stream, DType dtype, void* out, const Layout& layout
   dispatch<kAllTypes>(dtype, "random_", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (n <= 0) return;
-    launch_independent("random_", random_int_kernel<T>, grid_for((n + 1) / 2), dim3(kThreads), stream,
+    launch_independent("random_", random_int_kernel<T>, grid_for(n), dim3(kThreads), stream,
                        static_cast<T*>(out), layout, n, seed, offset, range, base);
   });
 }
@@ -264,7 +242,7 @@ void bernoulli_fill(Stream stream, DType dtype, void* out, const Layout& layout,
   dispatch<kAllTypes>(dtype, "bernoulli_", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (n <= 0) return;
-    launch_independent("bernoulli_", bernoulli_kernel<T>, grid_for((n + 1) / 2), dim3(kThreads), stream,
+    launch_independent("bernoulli_", bernoulli_kernel<T>, grid_for(n), dim3(kThreads), stream,
                        static_cast<T*>(out), layout, n, seed, offset, p, p_data, p_dtype, p_layout, p_error);
   });
 }
@@ -274,7 +252,7 @@ void dropout_fill(Stream stream, DType dtype, const void* x, const Layout& x_lay
   dispatch<kFloatingTypes>(dtype, "native_dropout", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (n <= 0) return;
-    launch_independent("native_dropout", dropout_kernel<T>, grid_for((n + 1) / 2), dim3(kThreads), stream,
+    launch_independent("native_dropout", dropout_kernel<T>, grid_for(n), dim3(kThreads), stream,
                        static_cast<const T*>(x), x_layout, static_cast<T*>(out), mask, out_layout, n, seed, offset,
                        keep, static_cast<opmath_t<T>>(scale));
   });
@@ -286,7 +264,7 @@ void rrelu_fill(Stream stream, DType dtype, const void* x, const Layout& x_layou
   dispatch<kFloatingTypes>(dtype, "rrelu_with_noise", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (n <= 0) return;
-    launch_independent("rrelu_with_noise", rrelu_kernel<T>, grid_for((n + 1) / 2), dim3(kThreads), stream,
+    launch_independent("rrelu_with_noise", rrelu_kernel<T>, grid_for(n), dim3(kThreads), stream,
                        static_cast<const T*>(x), x_layout, static_cast<T*>(out), out_layout, static_cast<T*>(noise),
                        noise_layout, n, seed, offset, lower, upper, training);
   });

@@ -9,10 +9,7 @@ namespace {
 constexpr unsigned kThreads = 256;
 constexpr int64_t kMaxBlocks = 4096;
 
-dim3 grid_for(int64_t n) {
-  const int64_t blocks = (n + kThreads - 1) / kThreads;
-  return dim3(static_cast<unsigned>(blocks < kMaxBlocks ? blocks : kMaxBlocks));
-}
+dim3 grid_for(int64_t n) { return capped_blocks_for(n, kMaxBlocks, kThreads); }
 
 __global__ void keys_kernel(int64_t n, int64_t padded, uint64_t seed, uint64_t offset, uint64_t* keys,
                             int64_t* indices) {
