@@ -32,7 +32,6 @@ bool plain_bytes_copy(const at::Tensor& src, const at::Tensor& dst) {
          src.is_contiguous() && dst.is_contiguous() && !src.is_conj() && !src.is_neg();
 }
 
-
 bool complex_with_computed_parts(at::ScalarType t) {
   return at::isComplexType(t) && has_kernel_dtype(c10::toRealValueType(t));
 }
@@ -122,8 +121,8 @@ void copy_on_device(const at::Tensor& src, const at::Tensor& dst) {
 // Applies what the conjugate/negative bits of a copy's two sides differ by to dst's bytes.
 void apply_sign_bits(const at::Tensor& dst, bool conj, bool neg) {
   if (neg) {
-    const auto values = dst.is_complex() ? reinterpret(dst, c10::toRealValueType(dst.scalar_type())) : dst;
-    at::neg_out(const_cast<at::Tensor&>(values), values);
+    at::Tensor values = dst.is_complex() ? reinterpret(dst, c10::toRealValueType(dst.scalar_type())) : dst;
+    at::neg_out(values, values);
   }
   if (conj && dst.is_complex()) {
     auto imag = reinterpret(dst, c10::toRealValueType(dst.scalar_type())).select(-1, 1);
