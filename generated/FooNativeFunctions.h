@@ -45,6 +45,9 @@ at::Tensor & set_source_storage_offset(at::Tensor & self, at::Storage source, in
 // aten::set_(Tensor(a!) self) -> Tensor(a!)
 at::Tensor & set_empty(at::Tensor & self);
 
+// aten::record_stream(Tensor(a!) self, Stream s) -> ()
+void record_stream(at::Tensor & self, at::Stream s);
+
 // aten::normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)
 at::Tensor & normal_(at::Tensor & self, double mean=0, double std=1, ::std::optional<at::Generator> generator=::std::nullopt);
 

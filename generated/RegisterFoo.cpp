@@ -108,6 +108,13 @@ at::Tensor & wrapper_set_(at::Tensor & self) {
   return foo::native::set_empty(self);
 }
 
+void wrapper_record_stream(at::Tensor & self, at::Stream s) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::record_stream", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::record_stream(self, s);
+}
+
 at::Tensor & wrapper_normal_(at::Tensor & self, double mean, double std, ::std::optional<at::Generator> generator) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::normal_", "self", self, common_device_, false);
@@ -2533,6 +2540,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("set_.source_Storage", TORCH_FN(wrapper_set__source_Storage));
   m.impl("set_.source_Storage_storage_offset", TORCH_FN(wrapper_set__source_Storage_storage_offset));
   m.impl("set_", TORCH_FN(wrapper_set_));
+  m.impl("record_stream", TORCH_FN(wrapper_record_stream));
   m.impl("normal_", TORCH_FN(wrapper_normal_));
   m.impl("uniform_", TORCH_FN(wrapper_uniform_));
   m.impl("bernoulli_.float", TORCH_FN(wrapper_bernoulli__float));

@@ -2,12 +2,13 @@
 
 import os
 import threading
+import types
 
 import pytest
 import torch
 
 import torch_foo
-from conftest import run_python
+from conftest import assert_foo_equal, run_python
 
 
 def test_driver_and_count():
@@ -124,3 +125,168 @@ def test_generated_module_and_storage_methods():
     assert torch.equal(m.weight.detach().cpu(), w)
     s = torch.arange(4, dtype=torch.uint8).untyped_storage().foo()
     assert s.is_foo and s.device == torch.device("foo:0")
+
+
+# --- torch.accelerator and device queries (OpenReg's test_device.py, torch.cuda's properties) -----
+
+COMPUTE_DTYPES = {
+    torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
+    torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.bool,
+}
+
+
+def test_accelerator_device_index_api(two_devices):
+    torch.accelerator.set_device_index(1)
+    assert torch.accelerator.current_device_index() == 1 == torch.foo.current_device()
+    assert torch.empty(1, device="foo").device == torch.device("foo:1")
+    torch.accelerator.set_device_index(0)
+    with torch.accelerator.device_index(None):
+        assert torch.accelerator.current_device_index() == 0
+    with torch.accelerator.device_index(1):
+        assert torch.accelerator.current_device_index() == 1
+    assert torch.accelerator.current_device_index() == 0
+
+
+def test_device_contexts_restore_after_exceptions(two_devices):
+    with pytest.raises(ValueError):
+        with torch.accelerator.device_index(1):
+            assert torch.randn(2, device="foo").device.index == 1
+            raise ValueError
+    assert torch.accelerator.current_device_index() == 0
+    with pytest.raises(RuntimeError, match="nested"):
+        with torch.accelerator.device_index(1):
+            with torch.foo.device(0):
+                raise RuntimeError("nested")
+    assert torch.foo.current_device() == 0
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: torch.accelerator.set_device_index(5),
+        lambda: torch.foo.set_device(5),
+        lambda: torch.foo.get_device_properties(5),
+        lambda: torch.foo.Stream(5),
+        lambda: torch.empty(1, device="foo:5"),
+        lambda: torch.ones(1).to("foo:5"),
+        lambda: torch.accelerator.get_device_capability("foo:5"),
+    ],
+    ids=["set_device_index", "set_device", "properties", "stream", "empty", "to", "capability"],
+)
+def test_invalid_device_index_names_index_and_count(call):
+    count = torch.foo.device_count()
+    with pytest.raises((RuntimeError, IndexError), match=rf"\b5\b[^\n]*\b{count}\b"):
+        call()
+    assert torch.foo.current_device() == 0  # the failed call changed nothing
+
+
+def test_device_capability(two_devices):
+    capability = torch.accelerator.get_device_capability("foo:0")
+    assert isinstance(capability, dict) and capability["supported_dtypes"] == COMPUTE_DTYPES
+    assert torch.accelerator.get_device_capability("foo:1") == capability
+    assert torch.accelerator.get_device_capability() == capability  # current device
+    # Only bytes move for the others: they allocate and copy, no kernel computes them.
+    assert torch.complex64 not in capability["supported_dtypes"]
+    x = torch.tensor([1 + 2j]).to("foo")
+    assert x.dtype == torch.complex64 and x.cpu().item() == 1 + 2j
+
+
+def test_full_device_properties(two_devices):
+    p0, p1 = torch.foo.get_device_properties(0), torch.foo.get_device_properties(1)
+    for index, p in enumerate((p0, p1)):
+        assert p.warp_size == 32 and p.max_threads_per_block == 1024
+        assert p.max_threads_per_multi_processor >= p.max_threads_per_block
+        assert 0 < p.shared_memory_per_block == p.max_shared_memory_per_block <= p.shared_memory_per_block_optin
+        assert p.shared_memory_per_multiprocessor >= p.shared_memory_per_block
+        assert p.regs_per_multiprocessor > 0 and p.L2_cache_size >= 0
+        assert isinstance(p.is_integrated, bool) and isinstance(p.is_multi_gpu_board, bool)
+        assert p.total_memory == torch.foo.mem_get_info(index)[1]
+        assert p.name in repr(p)
+    assert p0.uuid and p0.uuid != p1.uuid
+    if torch_foo.driver() == "sim":
+        # The limits the emulator enforces at every launch (csrc/runtime/driver/launch_limits.h).
+        assert p0.shared_memory_per_block == 48 * 1024 and p0.name == "foo-sim"
+
+
+def test_mem_get_info_follows_the_driver():
+    torch.foo.empty_cache()
+    free, total = torch.foo.mem_get_info()
+    assert 0 < free <= total == torch.foo.get_device_properties().total_memory
+    assert torch.accelerator.get_memory_info(0)[1] == total
+    if torch_foo.driver() != "sim":
+        return  # a GPU's free memory also moves with other processes
+    assert torch.accelerator.get_memory_info(0) == (free, total)
+    x = torch.empty(8 << 20, dtype=torch.uint8, device="foo")  # a fresh 8 MiB block from the driver
+    assert torch.foo.mem_get_info()[0] == free - (8 << 20)
+    del x
+    torch.foo.empty_cache()
+    assert torch.foo.mem_get_info()[0] == free
+
+
+def test_concurrent_device_switching_threads(two_devices):
+    errors = []
+    barrier = threading.Barrier(4)
+
+    def worker(i):
+        try:
+            barrier.wait()
+            for _ in range(5):
+                index = i % 2
+                torch.accelerator.set_device_index(index)
+                z = torch.full((8, 8), float(i), device="foo") @ torch.ones(8, 8, device="foo")
+                if z.device.index != index or torch.accelerator.current_device_index() != index:
+                    errors.append((i, z.device, torch.accelerator.current_device_index()))
+                if z.sum().item() != 8 * 8 * 8 * i:
+                    errors.append((i, "value"))
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append((i, repr(e)))
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert torch.foo.current_device() == 0
+
+
+def test_init_and_state_after_errors():
+    torch.foo.init()
+    assert torch.foo.is_initialized() and torch.accelerator.device_count() == torch.foo.device_count()
+    with pytest.raises(RuntimeError):
+        torch.ones(5, 5, device="foo") @ torch.ones(3, 3, device="foo")
+    assert torch.accelerator.current_device_index() == 0
+    assert_foo_equal(torch.ones(2, 3, device="foo") @ torch.ones(3, 2, device="foo"), torch.full((2, 2), 3.0))
+
+
+def test_backend_module_registration():
+    assert torch._C._get_privateuse1_backend_name() == "foo"
+    torch.utils.rename_privateuse1_backend("foo")  # renaming again to the same name is fine
+    with pytest.raises(RuntimeError, match="has already been set"):
+        torch.utils.rename_privateuse1_backend("dev")
+    assert torch.utils.backend_registration._get_custom_mod_func("device_count")() == torch.foo.device_count()
+    with pytest.raises(RuntimeError, match="Try to call torch.foo"):
+        torch.utils.backend_registration._get_custom_mod_func("no_such_function")
+    with pytest.raises(RuntimeError, match="Expected one of cpu"):
+        torch._register_device_module("dev", types.ModuleType("fake"))
+    with pytest.raises(RuntimeError, match="The runtime module of 'foo' has already been registered"):
+        torch._register_device_module("foo", types.ModuleType("fake"))
+    with pytest.raises(RuntimeError, match="The custom device module of"):
+        torch.utils.generate_methods_for_privateuse1_backend()
+    from torch._C._autograd import DeviceType
+    from torch._C._profiler import ProfilerActivity
+
+    assert ProfilerActivity.FOO == ProfilerActivity.PrivateUse1 and DeviceType.FOO == DeviceType.PrivateUse1
+
+
+def test_generated_methods_for_devices_and_packed_sequences(two_devices):
+    assert torch.empty(2).foo(torch.device("foo")).device == torch.device("foo:0")
+    assert torch.empty(2).foo(1).device == torch.device("foo:1")
+    packed = torch.nn.utils.rnn.PackedSequence(torch.rand(5, 3), torch.tensor([1, 1, 1, 1, 1]))
+    assert not packed.is_foo and packed.foo().is_foo and packed.foo().data.is_foo
+
+
+def test_legacy_tensor_types():
+    for dtype, name in {torch.float32: "FloatTensor", torch.int64: "LongTensor", torch.bool: "BoolTensor"}.items():
+        assert torch.empty(2, dtype=dtype, device="foo").type() == f"torch.foo.{name}"
+    assert torch.randn(4, device="foo").untyped_storage().is_foo

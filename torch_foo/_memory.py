@@ -1,9 +1,13 @@
-"""Caching-allocator statistics of ``torch.foo``, named as in ``torch.cuda``.
+"""Memory statistics of ``torch.foo``, named as in ``torch.cuda``.
 
-All numbers are bytes and come from ``_C._memory_stats(i)``:
-``allocated`` (held by live tensors), ``reserved`` (held by the allocator,
->= allocated) and their peaks since the last ``reset_peak_memory_stats``.
+The device allocator (csrc/runtime/allocator.cpp) keeps torch's own counters
+(``c10::CachingDeviceAllocator::DeviceStats``), so ``memory_stats`` is what
+``torch.accelerator.memory_stats`` flattens, with torch.cuda's key names. All
+numbers are bytes unless they count allocations or segments. ``allocated``:
+held by live tensors; ``reserved``: held by the allocator (>= allocated).
 """
+
+import torch
 
 from torch_foo import _C
 from torch_foo._utils import _device_index
@@ -11,6 +15,10 @@ from torch_foo._utils import _device_index
 
 def _stats(device):
     return _C._memory_stats(_device_index(device))
+
+
+def _accelerator_device(device):
+    return torch.device("foo", _device_index(device))
 
 
 def memory_allocated(device=None):
@@ -33,17 +41,84 @@ def reset_peak_memory_stats(device=None):
     _C._reset_peak_memory_stats(_device_index(device))
 
 
+def reset_max_memory_allocated(device=None):
+    """Deprecated alias of reset_peak_memory_stats, as in torch.cuda."""
+    reset_peak_memory_stats(device)
+
+
+def reset_accumulated_memory_stats(device=None):
+    """Zero the allocated/freed totals and event counters (current values and peaks stay)."""
+    torch.accelerator.reset_accumulated_memory_stats(_accelerator_device(device))
+
+
 def empty_cache():
     """Return the allocator's unused cached blocks (on every device) to the driver."""
     _C._empty_cache()
 
 
 def memory_stats(device=None):
-    """The allocator's counters, with torch.cuda.memory_stats' key names so tools reading those work."""
-    s = _stats(device)
-    return {
-        "allocated_bytes.all.current": int(s["allocated"]),
-        "allocated_bytes.all.peak": int(s["peak_allocated"]),
-        "reserved_bytes.all.current": int(s["reserved"]),
-        "reserved_bytes.all.peak": int(s["peak_reserved"]),
-    }
+    """The allocator's counters with torch.cuda.memory_stats' keys (``allocated_bytes.all.current``,
+    ``reserved_bytes.large_pool.peak``, ``num_ooms``, ...); empty before foo is initialised."""
+    return torch.accelerator.memory_stats(_accelerator_device(device))
+
+
+def mem_get_info(device=None):
+    """(free, total) bytes of the device, as torch.cuda.mem_get_info (free counts other users too)."""
+    return tuple(_C._mem_get_info(_device_index(device)))
+
+
+def memory_snapshot():
+    """Every block the allocator holds on every device, in torch.cuda.memory_snapshot's segment
+    format (``address``, ``total_size``, ``allocated_size``, ``segment_type``, ``blocks``, ...)."""
+    if not _C._is_initialized() or _C._is_in_bad_fork():
+        return []
+    return [seg for i in range(_C._device_count()) for seg in _C._memory_snapshot(i)]
+
+
+def host_memory_stats():
+    """The pinned-memory allocator's counters (``allocations.current``, ``allocated_bytes.peak``,
+    ``num_host_alloc``, ...), as torch.cuda.host_memory_stats."""
+    return dict(_C._host_memory_stats())
+
+
+def _format_bytes(n):
+    value = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(value) < 1024 or unit == "GiB":
+            break
+        value /= 1024
+    return f"{n} B" if unit == "B" else f"{value:.1f} {unit}"
+
+
+def memory_summary(device=None, abbreviated=False):
+    """A printable table of memory_stats, laid out like torch.cuda.memory_summary."""
+    index = _device_index(device)
+    stats = memory_stats(index)
+    rows = [
+        ("Allocated memory", "allocated_bytes", _format_bytes),
+        ("Active memory", "active_bytes", _format_bytes),
+        ("Requested memory", "requested_bytes", _format_bytes),
+        ("Reserved memory", "reserved_bytes", _format_bytes),
+        ("Allocations", "allocation", str),
+        ("Active allocs", "active", str),
+        ("Reserved segments", "segment", str),
+    ]
+    pools = ("all",) if abbreviated else ("all", "large_pool", "small_pool")
+    header = f"| {'Metric':<23} |" + "".join(f" {m:>11} |" for m in ("Cur Usage", "Peak Usage", "Tot Alloc", "Tot Freed"))
+    width = len(header)
+    line = "|" + "-" * (width - 2) + "|"
+    out = ["|" + "=" * (width - 2) + "|", "|" + f" foo memory summary, device ID {index} ".center(width - 2) + "|"]
+    out += [line, header, line]
+    for title, key, fmt in rows:
+        for pool in pools:
+            label = title if pool == "all" else f"      from {pool.replace('_pool', '')} pool"
+            values = [fmt(int(stats.get(f"{key}.{pool}.{m}", 0))) for m in ("current", "peak", "allocated", "freed")]
+            out.append(f"| {label:<23} |" + "".join(f" {v:>11} |" for v in values))
+        out.append(line)
+    counters = (
+        f"Device allocs: {stats.get('num_device_alloc', 0)}  frees: {stats.get('num_device_free', 0)}  "
+        f"retries: {stats.get('num_alloc_retries', 0)}  OOMs: {stats.get('num_ooms', 0)}"
+    )
+    out.append(f"| {counters:<{width - 4}} |")
+    out.append("|" + "=" * (width - 2) + "|")
+    return "\n".join(out) + "\n"

@@ -16,11 +16,17 @@ import torch
 from torch_foo import _C
 from torch_foo._memory import (  # noqa: F401  (re-exported)
     empty_cache,
+    host_memory_stats,
     max_memory_allocated,
     max_memory_reserved,
+    mem_get_info,
     memory_allocated,
     memory_reserved,
+    memory_snapshot,
     memory_stats,
+    memory_summary,
+    reset_accumulated_memory_stats,
+    reset_max_memory_allocated,
     reset_peak_memory_stats,
 )
 from torch_foo._random import (  # noqa: F401  (re-exported)
@@ -36,6 +42,7 @@ from torch_foo._random import (  # noqa: F401  (re-exported)
 )
 from torch_foo._streams import (  # noqa: F401  (re-exported)
     Event,
+    ExternalStream,
     Stream,
     StreamContext,
     current_stream,
@@ -56,10 +63,12 @@ def device_count():
 
 
 def is_initialized():
-    return _C._is_initialized()
+    """Whether this process started the driver (False in a child forked after the parent did)."""
+    return _C._is_initialized() and not _C._is_in_bad_fork()
 
 
 def _lazy_init():
+    """Start the driver; in a child forked after the parent started it, raise naming 'spawn'."""
     _C._lazy_init()
 
 
@@ -69,9 +78,12 @@ def init():
 
 
 def _is_in_bad_fork():
-    # torch.manual_seed asks before seeding. The C++ runtime registers PyTorch's
-    # fork handler for device init, and that reports bad forks itself.
-    return False
+    """True in a child forked after the parent initialised foo: there foo raises, naming 'spawn'.
+
+    torch.manual_seed (e.g. in every DataLoader worker) asks this before seeding foo, so
+    CPU-only work in such a child keeps working.
+    """
+    return _C._is_in_bad_fork()
 
 
 def current_device():
@@ -123,17 +135,37 @@ def synchronize(device=None):
 
 @dataclasses.dataclass(frozen=True)
 class _DeviceProperties:
+    """torch.cuda.get_device_properties' fields (sizes in bytes); see docs/torch-foo-vs-cuda.md."""
+
     name: str
+    uuid: str
     total_memory: int
     multi_processor_count: int
     major: int
     minor: int
-    max_threads_per_block: int
-    max_shared_memory_per_block: int
     warp_size: int
+    max_threads_per_block: int
+    max_threads_per_multi_processor: int
+    max_shared_memory_per_block: int
+    shared_memory_per_block: int
+    shared_memory_per_block_optin: int
+    shared_memory_per_multiprocessor: int
+    regs_per_multiprocessor: int
+    L2_cache_size: int
+    is_integrated: bool
+    is_multi_gpu_board: bool
+
+    def __repr__(self):
+        return (
+            f"_FooDeviceProperties(name='{self.name}', major={self.major}, minor={self.minor}, "
+            f"total_memory={self.total_memory // (1024 * 1024)}MB, "
+            f"multi_processor_count={self.multi_processor_count}, uuid={self.uuid}, "
+            f"L2_cache_size={self.L2_cache_size // (1024 * 1024)}MB)"
+        )
 
 
 def get_device_properties(device=None):
+    """Properties of ``device`` (default: current); an invalid index raises naming the device count."""
     props = _C._device_properties(_device_index(device))
     # Take the documented fields only, so an extra key from C++ does not break this.
     return _DeviceProperties(**{f.name: props[f.name] for f in dataclasses.fields(_DeviceProperties)})

@@ -2,9 +2,9 @@
 // driver memcpy; strides and dtype conversion run on the device (copy.cu), so the host only
 // ever moves dense bytes.
 //
-// Every dtype moves (docs/amp-random-dtypes.md): a same-dtype copy of a dtype no kernel computes
-// (complex, float8, uint16, bits...) reads its elements as same-sized integers (complex128 as
-// pairs of doubles); casts to, from and between complex dtypes are real casts on the real and
+// Every dtype moves (docs/torch-foo-vs-cuda.md §6): a same-dtype copy of a dtype no kernel
+// computes (complex, float8, uint16, bits...) reads its elements as same-sized integers (complex128
+// as pairs of doubles); casts to, from and between complex dtypes are real casts on the real and
 // imaginary parts; a host <-> device cast the device cannot do runs on the CPU. The conjugate
 // and negative bits are resolved here (their boxed fallbacks would call _copy_from again).
 #include <ATen/ATen.h>
@@ -16,6 +16,8 @@
 #include "aten/device_memory.h"
 #include "aten/elementwise.h"
 #include "kernels/copy.h"
+#include "runtime/event.h"
+#include "runtime/host_allocator.h"
 #include "runtime/stream.h"
 
 namespace foo::native {
@@ -130,10 +132,21 @@ void apply_sign_bits(const at::Tensor& dst, bool conj, bool neg) {
   }
 }
 
-void memcpy_bytes(const at::Tensor& src, const at::Tensor& dst, CopyKind kind, c10::DeviceIndex device) {
-  auto stream = current_native_stream(device);
-  driver().memcpy_async(dst.data_ptr(), src.data_ptr(), dst.nbytes(), kind, stream);
-  if (kind != CopyKind::HostToDevice) driver().synchronize_stream(stream);  // the reader is elsewhere
+// Moves dst.nbytes() dense bytes between the host and `device`, on its current stream. As
+// cudaMemcpyAsync in torch.cuda's copy: a pageable host-to-device source is staged by the driver,
+// so nothing waits; a pinned host buffer copied with non_blocking stays in flight, the host
+// allocator keeping it from reuse until the stream passes the copy (the caller synchronises
+// before reading a device-to-host result); every other copy waits for its stream.
+void memcpy_host(const at::Tensor& src, const at::Tensor& dst, CopyKind kind, c10::DeviceIndex device,
+                 bool non_blocking = false) {
+  const auto stream = foo::runtime::current_stream(device);
+  const auto handle = foo::runtime::native_stream(stream);
+  driver().memcpy_async(dst.data_ptr(), src.data_ptr(), dst.nbytes(), kind, handle);
+  const at::Tensor& host = kind == CopyKind::HostToDevice ? src : dst;
+  const bool pinned = driver().is_pinned(host.data_ptr());
+  if (kind == CopyKind::HostToDevice && !pinned) return;
+  if (pinned && non_blocking && foo::runtime::record_host_use(host.storage().data_ptr(), stream)) return;
+  driver().synchronize_stream(handle);
 }
 
 void copy_device_to_device(const at::Tensor& src, const at::Tensor& dst) {
@@ -148,18 +161,23 @@ void copy_device_to_device(const at::Tensor& src, const at::Tensor& dst) {
     return;
   }
   // Across devices only dense bytes move: densify on the source device, memcpy, then lay out on
-  // the destination device. The source's producing work lives on its own device's stream.
+  // the destination device. As torch.cuda, no host wait: a two-way barrier between the two
+  // devices' current streams, the copy queued on the source's.
+  const auto src_stream = foo::runtime::current_stream(src_device);
+  const auto dst_stream = foo::runtime::current_stream(dst_device);
   const at::Tensor dense_src = src.expand(dst.sizes()).contiguous();
-  driver().synchronize_stream(current_native_stream(src_device));
   const bool direct = dst.is_contiguous() && dst.scalar_type() == src.scalar_type();
   const at::Tensor landing = direct ? dst : at::empty(dst.sizes(), dst.options().dtype(src.scalar_type()));
-  memcpy_bytes(dense_src, landing, CopyKind::DeviceToDevice, dst_device);
+  foo::runtime::Event(dst_stream).block(src_stream);  // nothing on dst still uses landing
+  driver().memcpy_async(landing.data_ptr(), dense_src.data_ptr(), landing.nbytes(), CopyKind::DeviceToDevice,
+                        foo::runtime::native_stream(src_stream));
+  foo::runtime::Event(src_stream).block(dst_stream);  // dst's later work sees the bytes
   if (!direct) copy_on_device(landing, dst);
 }
 
-void copy_device_to_host(const at::Tensor& src, const at::Tensor& dst) {
+void copy_device_to_host(const at::Tensor& src, const at::Tensor& dst, bool non_blocking) {
   if (plain_bytes_copy(src, dst)) {
-    memcpy_bytes(src, dst, CopyKind::DeviceToHost, src.device().index());
+    memcpy_host(src, dst, CopyKind::DeviceToHost, src.device().index(), non_blocking);
     return;
   }
   // Lay the data out densely on the device (in dst's dtype when the device converts it), move
@@ -168,11 +186,11 @@ void copy_device_to_host(const at::Tensor& src, const at::Tensor& dst) {
   at::Tensor dense = at::empty(dst.sizes(), src.options().dtype(dtype));
   copy_on_device(src, dense);
   if (dst.is_contiguous() && dtype == dst.scalar_type()) {
-    memcpy_bytes(dense, dst, CopyKind::DeviceToHost, src.device().index());
+    memcpy_host(dense, dst, CopyKind::DeviceToHost, src.device().index());
     return;
   }
   at::Tensor landing = at::empty(dst.sizes(), dst.options().dtype(dtype).memory_format(at::MemoryFormat::Contiguous));
-  memcpy_bytes(dense, landing, CopyKind::DeviceToHost, src.device().index());
+  memcpy_host(dense, landing, CopyKind::DeviceToHost, src.device().index());
   if (dtype != dst.scalar_type()) {
     dst.copy_(landing);  // the CPU converts
   } else {  // moved as bytes: the CPU may have no copy kernel for the dtype (uint1..7, bits)
@@ -181,9 +199,9 @@ void copy_device_to_host(const at::Tensor& src, const at::Tensor& dst) {
   }
 }
 
-void copy_host_to_device(const at::Tensor& src, const at::Tensor& dst) {
+void copy_host_to_device(const at::Tensor& src, const at::Tensor& dst, bool non_blocking) {
   if (plain_bytes_copy(src, dst)) {
-    memcpy_bytes(src, dst, CopyKind::HostToDevice, dst.device().index());
+    memcpy_host(src, dst, CopyKind::HostToDevice, dst.device().index(), non_blocking);
     return;
   }
   // Move src's bytes densely (cast on the CPU first if the device cannot; laid out as bytes, as
@@ -192,7 +210,7 @@ void copy_host_to_device(const at::Tensor& src, const at::Tensor& dst) {
   const at::Tensor dense_host =
       host.is_contiguous() ? host : reinterpret(host, bytes_dtype(host.scalar_type())).contiguous();
   at::Tensor landing = at::empty(host.sizes(), dst.options().dtype(host.scalar_type()));
-  memcpy_bytes(dense_host, landing, CopyKind::HostToDevice, dst.device().index());
+  memcpy_host(dense_host, landing, CopyKind::HostToDevice, dst.device().index());
   copy_on_device(landing, dst);
   // The pageable host buffer must outlive the asynchronous copy.
   driver().synchronize_stream(current_native_stream(dst.device().index()));
@@ -200,21 +218,25 @@ void copy_host_to_device(const at::Tensor& src, const at::Tensor& dst) {
 
 }  // namespace
 
-at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool /*non_blocking*/) {
+// non_blocking is honoured where CUDA honours it: plain byte copies whose host side is pinned.
+at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
   TORCH_CHECK(on_foo(self) || on_foo(dst), "_copy_from: neither tensor is on foo");
   TORCH_CHECK(self.device().is_cpu() || on_foo(self), "_copy_from: cannot copy from ", self.device(), " to ", dst.device());
   TORCH_CHECK(dst.device().is_cpu() || on_foo(dst), "_copy_from: cannot copy from ", self.device(), " to ", dst.device());
   if (dst.numel() == 0) return dst;
-  // Copy the bytes as they are, then apply what the two sides' conjugate/negative bits differ by.
+  // Copy the bytes as they are, then apply what the two sides' conjugate/negative bits differ by
+  // (on the host only once the bytes are there: such a copy does not stay in flight).
+  const bool conj = self.is_conj() != dst.is_conj(), neg = self.is_neg() != dst.is_neg();
+  const bool async = non_blocking && !conj && !neg;
   const at::Tensor src_bytes = physical(self), dst_bytes = physical(dst);
   if (on_foo(self) && on_foo(dst)) {
     copy_device_to_device(src_bytes, dst_bytes);
   } else if (on_foo(self)) {
-    copy_device_to_host(src_bytes, dst_bytes);
+    copy_device_to_host(src_bytes, dst_bytes, async);
   } else {
-    copy_host_to_device(src_bytes, dst_bytes);
+    copy_host_to_device(src_bytes, dst_bytes, async);
   }
-  apply_sign_bits(dst_bytes, self.is_conj() != dst.is_conj(), self.is_neg() != dst.is_neg());
+  apply_sign_bits(dst_bytes, conj, neg);
   return dst;
 }
 
@@ -236,7 +258,7 @@ at::Tensor& fill_from_host_element(at::Tensor& self, const at::Scalar& value) {
   const at::Tensor host = at::scalar_tensor(value, at::TensorOptions().dtype(self.scalar_type()));
   if (self.numel() == 0) return self;
   const at::Tensor element = at::empty({}, self.options());
-  copy_host_to_device(host, element);
+  copy_host_to_device(host, element, /*non_blocking=*/false);
   const at::Tensor self_bytes = physical(self);
   copy_on_device(element, self_bytes);
   apply_sign_bits(self_bytes, self.is_conj(), self.is_neg());

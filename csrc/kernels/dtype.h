@@ -109,6 +109,12 @@ enum class DType : int8_t {
   Bool = 11, BFloat16 = 15,
 };
 
+// Every DType, for code that enumerates what the device computes (torch.accelerator's device
+// capability).
+inline constexpr DType kAllDTypes[] = {DType::UInt8,   DType::Int8,    DType::Int16,  DType::Int32,
+                                       DType::Int64,   DType::Float16, DType::Float32, DType::Float64,
+                                       DType::Bool,    DType::BFloat16};
+
 inline const char* dtype_name(DType d) {
   switch (d) {
     case DType::UInt8: return "uint8";

@@ -1,10 +1,12 @@
 // Caching allocator. Blocks are sized in 512-byte steps and cached per (device, stream, size):
 // a freed block is reused only by allocations on the stream it was allocated on, whose queued
 // work runs in order, so reuse needs no synchronisation. A block recorded on other streams
-// (recordStream) waits for events on those streams before it returns to the cache.
+// (recordStream) waits for events on those streams before it returns to the cache (it counts as
+// "active" until then, as in torch.cuda). Blocks are never split, so a block is a segment.
 // Allocation and free never take the GIL.
 #include "runtime/allocator.h"
 
+#include <array>
 #include <map>
 #include <mutex>
 #include <unordered_map>
@@ -14,46 +16,70 @@
 #include <c10/util/Exception.h>
 
 #include "runtime/device.h"
+#include "runtime/event.h"
+#include "runtime/fork.h"
 #include "runtime/stream.h"
 
 namespace foo::runtime {
 namespace {
 
+using c10::CachingAllocator::StatArray;
+using c10::CachingAllocator::StatType;
+using c10::CachingDeviceAllocator::DeviceStats;
+
 constexpr size_t kRound = 512;
+constexpr size_t kSmallSize = 1 << 20;  // torch.cuda's small/large pool boundary for statistics
 constexpr int kMaxDevices = 64;
 
 struct Block {
-  size_t size = 0;
+  size_t size = 0;       // rounded, what the device holds
+  size_t requested = 0;  // what the caller asked for
   StreamHandle stream = nullptr;
   std::vector<c10::Stream> used_on;  // extra streams from recordStream
 };
 
 struct PendingFree {
   void* ptr;
-  std::vector<EventHandle> events;
+  std::vector<Event> events;  // one per stream the block was used on
 };
 
 struct DevicePool {
   std::mutex mutex;
-  std::unordered_map<void*, Block> live;                            // handed out
-  std::unordered_map<void*, Block> cached_blocks;                   // owned, free
+  std::unordered_map<void*, Block> live;  // handed out
+  std::unordered_map<void*, Block> idle;  // owned, not handed out: cached or pending
   std::map<std::pair<StreamHandle, size_t>, std::vector<void*>> cached;  // free, by stream+size
   std::vector<PendingFree> pending;  // freed, waiting on other streams' events
-  MemoryStats stats;
+  DeviceStats stats;
 };
 
-void update_peaks(MemoryStats& s) {
-  s.peak_allocated = std::max(s.peak_allocated, s.allocated);
-  s.peak_reserved = std::max(s.peak_reserved, s.reserved);
+// Counts `amount` in the aggregate and in the pool a block of `block_size` bytes belongs to.
+void increase(StatArray& stat, size_t block_size, size_t amount) {
+  stat[static_cast<size_t>(StatType::AGGREGATE)].increase(amount);
+  stat[static_cast<size_t>(block_size < kSmallSize ? StatType::SMALL_POOL : StatType::LARGE_POOL)]
+      .increase(amount);
+}
+void decrease(StatArray& stat, size_t block_size, size_t amount) {
+  stat[static_cast<size_t>(StatType::AGGREGATE)].decrease(amount);
+  stat[static_cast<size_t>(block_size < kSmallSize ? StatType::SMALL_POOL : StatType::LARGE_POOL)]
+      .decrease(amount);
+}
+
+template <class F>
+void for_each_stat_array(DeviceStats& s, F&& f) {
+  for (auto* a : {&s.allocation, &s.segment, &s.active, &s.inactive_split, &s.allocated_bytes,
+                  &s.reserved_bytes, &s.active_bytes, &s.inactive_split_bytes, &s.requested_bytes}) {
+    for (auto& stat : *a) f(stat);
+  }
 }
 
 class FooCachingAllocator final : public c10::DeviceAllocator {
  public:
   c10::DataPtr allocate(size_t nbytes) override {
     const auto device = current_device();
-    if (nbytes == 0) return {nullptr, nullptr, &raw_free, c10::Device(c10::DeviceType::PrivateUse1, device)};
-    void* ptr = malloc_block(device, (nbytes + kRound - 1) / kRound * kRound);
-    return {ptr, ptr, &raw_free, c10::Device(c10::DeviceType::PrivateUse1, device)};
+    const c10::Device where(c10::DeviceType::PrivateUse1, device);
+    if (nbytes == 0) return {nullptr, nullptr, &raw_free, where};
+    void* ptr = malloc_block(device, (nbytes + kRound - 1) / kRound * kRound, nbytes);
+    return {ptr, ptr, &raw_free, where};
   }
   c10::DeleterFnPtr raw_deleter() const override { return &raw_free; }
 
@@ -64,31 +90,36 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
     driver().synchronize_stream(stream);
   }
 
-  bool initialized() override { return is_initialized(); }
+  bool initialized() override { return is_initialized() && !in_bad_fork(); }
 
   void emptyCache(c10::MempoolId_t /*unused*/) override {
-    if (!is_initialized()) return;
+    if (!initialized()) return;
+    // Every device first: a pending block may wait on another device's stream (recordStream).
+    for (c10::DeviceIndex d = 0; d < device_count(); ++d) driver().synchronize_device(d);
     for (c10::DeviceIndex d = 0; d < device_count(); ++d) {
-      driver().synchronize_device(d);
       auto& pool = pools_[d];
+      std::vector<std::pair<void*, size_t>> to_free;
+      {
+        std::lock_guard<std::mutex> lock(pool.mutex);
+        pool.stats.num_sync_all_streams++;
+        collect_pending(pool);  // every stream is idle: all of them return to the cache
+        for (const auto& [ptr, block] : pool.idle) to_free.emplace_back(ptr, block.size);
+        pool.idle.clear();
+        pool.cached.clear();
+      }
+      // Outside the lock: the driver's free waits for the streams, whose tasks may free tensors.
+      for (const auto& [ptr, size] : to_free) driver().free(d, ptr);
       std::lock_guard<std::mutex> lock(pool.mutex);
-      collect_pending(pool);
-      for (auto& pending : pool.pending) {  // the device is idle: their streams are done
-        for (auto e : pending.events) driver().destroy_event(e);
+      for (const auto& [ptr, size] : to_free) {
+        decrease(pool.stats.segment, size, 1);
+        decrease(pool.stats.reserved_bytes, size, size);
+        pool.stats.num_device_free++;
       }
-      pool.pending.clear();
-      for (auto& [ptr, block] : pool.cached_blocks) {
-        driver().free(d, ptr);
-        pool.stats.reserved -= static_cast<int64_t>(block.size);
-        pool.stats.num_device_frees++;
-      }
-      pool.cached_blocks.clear();
-      pool.cached.clear();
     }
   }
 
   void recordStream(const c10::DataPtr& data_ptr, c10::Stream stream) override {
-    if (!data_ptr.get()) return;
+    if (!data_ptr.get() || in_bad_fork()) return;
     auto& pool = pools_[data_ptr.device().index()];
     std::lock_guard<std::mutex> lock(pool.mutex);
     auto it = pool.live.find(data_ptr.get());
@@ -96,51 +127,65 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
     it->second.used_on.push_back(stream);
   }
 
-  c10::CachingDeviceAllocator::DeviceStats getDeviceStats(c10::DeviceIndex device) override {
-    const auto s = memory_stats(device);
-    c10::CachingDeviceAllocator::DeviceStats out;
-    auto fill = [](c10::CachingAllocator::StatArray& a, int64_t current, int64_t peak) {
-      auto& agg = a[static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE)];
-      agg.current = current;
-      agg.peak = peak;
-    };
-    fill(out.allocated_bytes, s.allocated, s.peak_allocated);
-    fill(out.active_bytes, s.allocated, s.peak_allocated);
-    fill(out.reserved_bytes, s.reserved, s.peak_reserved);
-    out.allocation[0].allocated = s.num_allocs;
-    out.allocation[0].freed = s.num_frees;
-    out.num_device_alloc = s.num_device_allocs;
-    out.num_device_free = s.num_device_frees;
-    return out;
-  }
-  void resetAccumulatedStats(c10::DeviceIndex device) override {
-    auto& pool = pools_[device];
-    std::lock_guard<std::mutex> lock(pool.mutex);
-    pool.stats.num_allocs = pool.stats.num_frees = 0;
-    pool.stats.num_device_allocs = pool.stats.num_device_frees = 0;
-  }
-  void resetPeakStats(c10::DeviceIndex device) override {
-    auto& pool = pools_[device];
-    std::lock_guard<std::mutex> lock(pool.mutex);
-    pool.stats.peak_allocated = pool.stats.allocated;
-    pool.stats.peak_reserved = pool.stats.reserved;
-  }
-  std::pair<size_t, size_t> getMemoryInfo(c10::DeviceIndex device) override {
-    check_device_index(device);
-    const size_t total = driver().properties(device).total_memory;
-    const size_t used = static_cast<size_t>(memory_stats(device).reserved);
-    return {total > used ? total - used : 0, total};
-  }
-
-  MemoryStats stats(c10::DeviceIndex device) {
+  DeviceStats getDeviceStats(c10::DeviceIndex device) override {
     check_device_index(device);
     auto& pool = pools_[device];
     std::lock_guard<std::mutex> lock(pool.mutex);
     return pool.stats;
   }
+  void resetAccumulatedStats(c10::DeviceIndex device) override {
+    check_device_index(device);
+    auto& pool = pools_[device];
+    std::lock_guard<std::mutex> lock(pool.mutex);
+    for_each_stat_array(pool.stats, [](c10::CachingAllocator::Stat& s) { s.reset_accumulated(); });
+    pool.stats.num_alloc_retries = pool.stats.num_ooms = pool.stats.num_sync_all_streams = 0;
+    pool.stats.num_device_alloc = pool.stats.num_device_free = 0;
+  }
+  void resetPeakStats(c10::DeviceIndex device) override {
+    check_device_index(device);
+    auto& pool = pools_[device];
+    std::lock_guard<std::mutex> lock(pool.mutex);
+    for_each_stat_array(pool.stats, [](c10::CachingAllocator::Stat& s) { s.reset_peak(); });
+  }
+  std::pair<size_t, size_t> getMemoryInfo(c10::DeviceIndex device) override {
+    check_device_index(device);
+    return driver().mem_get_info(device);
+  }
+
+  std::vector<c10::CachingDeviceAllocator::SegmentInfo> snapshot(c10::DeviceIndex device) {
+    check_device_index(device);
+    auto& pool = pools_[device];
+    std::lock_guard<std::mutex> lock(pool.mutex);
+    collect_pending(pool);
+    std::vector<c10::CachingDeviceAllocator::SegmentInfo> segments;
+    auto add = [&](void* ptr, const Block& block, bool allocated, bool active) {
+      c10::CachingDeviceAllocator::SegmentInfo seg;
+      seg.device = device;
+      seg.address = reinterpret_cast<size_t>(ptr);
+      seg.total_size = block.size;
+      seg.requested_size = allocated ? block.requested : 0;
+      seg.allocated_size = allocated ? block.size : 0;
+      seg.active_size = active ? block.size : 0;
+      seg.stream = block.stream;
+      seg.is_large = block.size >= kSmallSize;
+      c10::CachingDeviceAllocator::BlockInfo info;
+      info.size = block.size;
+      info.requested_size = seg.requested_size;
+      info.allocated = allocated;
+      info.active = active;
+      seg.blocks.push_back(info);
+      segments.push_back(std::move(seg));
+    };
+    for (const auto& [ptr, block] : pool.live) add(ptr, block, true, true);
+    for (const auto& pending : pool.pending) add(pending.ptr, pool.idle.at(pending.ptr), false, true);
+    for (const auto& [key, ptrs] : pool.cached) {
+      for (void* ptr : ptrs) add(ptr, pool.idle.at(ptr), false, false);
+    }
+    return segments;
+  }
 
  private:
-  void* malloc_block(c10::DeviceIndex device, size_t size) {
+  void* malloc_block(c10::DeviceIndex device, size_t size, size_t requested) {
     const auto stream = current_native_stream(device);
     auto& pool = pools_[device];
     std::unique_lock<std::mutex> lock(pool.mutex);
@@ -151,34 +196,48 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
     if (hit != pool.cached.end() && !hit->second.empty()) {
       ptr = hit->second.back();
       hit->second.pop_back();
-      pool.cached_blocks.erase(ptr);
+      pool.idle.erase(ptr);
     } else {
       lock.unlock();
       ptr = device_malloc(device, size);
       lock.lock();
-      stats.reserved += static_cast<int64_t>(size);
-      stats.num_device_allocs++;
+      increase(stats.segment, size, 1);
+      increase(stats.reserved_bytes, size, size);
+      stats.num_device_alloc++;
     }
-    pool.live[ptr] = Block{size, stream, {}};
-    stats.allocated += static_cast<int64_t>(size);
-    stats.num_allocs++;
-    update_peaks(stats);
+    pool.live[ptr] = Block{size, requested, stream, {}};
+    increase(stats.allocation, size, 1);
+    increase(stats.allocated_bytes, size, size);
+    increase(stats.requested_bytes, size, requested);
+    increase(stats.active, size, 1);
+    increase(stats.active_bytes, size, size);
     return ptr;
   }
 
   // Asks the driver; on out-of-memory frees the cache once and retries, as torch.cuda does.
   void* device_malloc(c10::DeviceIndex device, size_t size) {
+    auto& pool = pools_[device];
     try {
       return driver().malloc(device, size);
     } catch (const DriverError&) {
+      {
+        std::lock_guard<std::mutex> lock(pool.mutex);
+        pool.stats.num_alloc_retries++;
+      }
       emptyCache({0, 0});
     }
     try {
       return driver().malloc(device, size);
     } catch (const DriverError& e) {
+      int64_t allocated = 0;
+      {
+        std::lock_guard<std::mutex> lock(pool.mutex);
+        pool.stats.num_ooms++;
+        allocated = pool.stats.allocated_bytes[static_cast<size_t>(StatType::AGGREGATE)].current;
+      }
       TORCH_CHECK_WITH(OutOfMemoryError, false, "foo: out of memory on device ",
-                       static_cast<int>(device), " allocating ", size, " bytes (",
-                       memory_stats(device).allocated, " bytes allocated): ", e.what());
+                       static_cast<int>(device), " allocating ", size, " bytes (", allocated,
+                       " bytes allocated): ", e.what());
     }
     return nullptr;  // unreachable
   }
@@ -192,42 +251,44 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
     TORCH_INTERNAL_ASSERT(it != pool.live.end(), "foo allocator: double free");
     Block block = std::move(it->second);
     pool.live.erase(it);
-    pool.stats.allocated -= static_cast<int64_t>(block.size);
-    pool.stats.num_frees++;
+    auto& stats = pool.stats;
+    decrease(stats.allocation, block.size, 1);
+    decrease(stats.allocated_bytes, block.size, block.size);
+    decrease(stats.requested_bytes, block.size, block.requested);
     if (!block.used_on.empty()) {
       PendingFree pending{ptr, {}};
-      for (const auto& s : block.used_on) {
-        auto event = driver().create_event(s.device_index(), /*enable_timing=*/false);
-        driver().record_event(event, native_stream(s));
-        pending.events.push_back(event);
-      }
+      for (const auto& s : block.used_on) pending.events.emplace_back(s);
       block.used_on.clear();
-      pool.cached_blocks[ptr] = block;
+      pool.idle[ptr] = block;
       pool.pending.push_back(std::move(pending));
       return;
     }
+    decrease(stats.active, block.size, 1);
+    decrease(stats.active_bytes, block.size, block.size);
     pool.cached[{block.stream, block.size}].push_back(ptr);
-    pool.cached_blocks[ptr] = block;
+    pool.idle[ptr] = block;
   }
 
   // Moves blocks whose other-stream work has finished into the cache. Caller holds the lock.
   void collect_pending(DevicePool& pool) {
     for (auto it = pool.pending.begin(); it != pool.pending.end();) {
       bool done = true;
-      for (auto e : it->events) done = done && driver().query_event(e);
+      for (const auto& e : it->events) done = done && e.query();
       if (!done) {
         ++it;
         continue;
       }
-      for (auto e : it->events) driver().destroy_event(e);
-      const auto& block = pool.cached_blocks.at(it->ptr);
+      const auto& block = pool.idle.at(it->ptr);
+      decrease(pool.stats.active, block.size, 1);
+      decrease(pool.stats.active_bytes, block.size, block.size);
       pool.cached[{block.stream, block.size}].push_back(it->ptr);
       it = pool.pending.erase(it);
     }
   }
 
   static void raw_free(void* ptr) {
-    if (ptr) static_cast<FooCachingAllocator&>(allocator()).free_block(ptr);
+    // A forked child holds the parent's tensors but not its device: leak them.
+    if (ptr && !in_bad_fork()) static_cast<FooCachingAllocator&>(allocator()).free_block(ptr);
   }
 
   std::array<DevicePool, kMaxDevices> pools_;
@@ -241,7 +302,11 @@ REGISTER_ALLOCATOR(c10::DeviceType::PrivateUse1, the_allocator)
 
 c10::DeviceAllocator& allocator() { return *the_allocator; }
 
-MemoryStats memory_stats(c10::DeviceIndex device) { return the_allocator->stats(device); }
+DeviceStats device_stats(c10::DeviceIndex device) { return the_allocator->getDeviceStats(device); }
+
+std::vector<c10::CachingDeviceAllocator::SegmentInfo> memory_snapshot(c10::DeviceIndex device) {
+  return the_allocator->snapshot(device);
+}
 
 }  // namespace foo::runtime
 

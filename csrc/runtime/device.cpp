@@ -5,17 +5,22 @@
 #include <c10/util/Exception.h>
 
 #include "runtime/driver/driver.h"
+#include "runtime/fork.h"
 
 namespace foo::runtime {
 namespace {
 std::atomic<bool> initialized{false};
+// Kept from initialisation so a forked child can still answer device_count() (as torch.cuda does)
+// without touching the parent's driver.
+std::atomic<c10::DeviceIndex> initialized_count{0};
 thread_local c10::DeviceIndex thread_current_device = 0;
 }  // namespace
 
 void lazy_init() {
+  check_not_in_bad_fork();
   if (initialized.load(std::memory_order_acquire)) return;
   try {
-    driver();
+    initialized_count.store(static_cast<c10::DeviceIndex>(driver().device_count()));
   } catch (const DriverError& e) {
     TORCH_CHECK(false, "foo: cannot start the device driver: ", e.what());
   }
@@ -25,9 +30,10 @@ void lazy_init() {
 bool is_initialized() noexcept { return initialized.load(std::memory_order_acquire); }
 
 c10::DeviceIndex device_count() noexcept {
+  if (in_bad_fork()) return initialized_count.load();
   try {
     lazy_init();
-    return static_cast<c10::DeviceIndex>(driver().device_count());
+    return initialized_count.load();
   } catch (...) {
     return 0;
   }

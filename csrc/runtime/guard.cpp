@@ -1,10 +1,13 @@
 // The DeviceGuardImpl for PrivateUse1: what device guards, torch.Stream, torch.Event,
 // torch.accelerator and the autograd engine use to talk to the foo device.
+#include <c10/core/DeviceCapability.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <c10/util/Exception.h>
 
+#include "kernels/dtype.h"
 #include "runtime/allocator.h"
 #include "runtime/device.h"
+#include "runtime/event.h"
 #include "runtime/stream.h"
 
 namespace foo::runtime {
@@ -64,39 +67,39 @@ struct FooGuardImpl final : public c10::impl::DeviceGuardImplInterface {
     allocator().recordStream(data_ptr, stream);
   }
 
-  // Events: a c10 event is a driver event, created at its first record.
+  // Events (runtime/event.cpp).
   void record(void** event, const c10::Stream& stream, const c10::DeviceIndex device_index,
               const c10::EventFlag flag) const override {
-    TORCH_CHECK(device_index == -1 || device_index == stream.device_index(),
-                "foo: event device ", static_cast<int>(device_index),
-                " does not match the recording stream's device ", stream.device());
-    if (*event == nullptr) {
-      // BACKEND_DEFAULT is what torch.Event(enable_timing=True) asks for.
-      *event = driver().create_event(stream.device_index(), flag == c10::EventFlag::BACKEND_DEFAULT);
-    }
-    driver().record_event(*event, native_stream(stream));
+    record_event(event, stream, device_index, flag);
   }
-  void block(void* event, const c10::Stream& stream) const override {
-    if (event == nullptr) return;  // never recorded: nothing to wait for, as in CUDA
-    driver().stream_wait_event(native_stream(stream), event);
-  }
-  bool queryEvent(void* event) const override {
-    return event == nullptr || driver().query_event(event);
-  }
-  void synchronizeEvent(void* event) const override {
-    if (event != nullptr) driver().synchronize_event(event);
-  }
+  void block(void* event, const c10::Stream& stream) const override { block_on_event(event, stream); }
+  bool queryEvent(void* event) const override { return query_event(event); }
+  void synchronizeEvent(void* event) const override { synchronize_event(event); }
   void destroyEvent(void* event, const c10::DeviceIndex /*device_index*/) const noexcept override {
-    if (event == nullptr) return;
-    try {
-      driver().destroy_event(event);
-    } catch (...) {
-    }
+    destroy_event(event);
   }
   double elapsedTime(void* start, void* end, const c10::DeviceIndex /*device_index*/) const override {
-    TORCH_CHECK(start != nullptr && end != nullptr,
-                "foo: both events must be recorded before measuring elapsed time");
-    return driver().elapsed_ms(start, end);
+    return elapsed_ms(start, end);
+  }
+
+  // torch.accelerator.get_device_capability: the dtypes foo's kernels compute. Others (complex,
+  // float8, quantized) can be allocated and copied but no kernel computes them.
+  c10::DeviceCapability getDeviceCapability(c10::Device device) const override {
+    if (device.index() >= 0) check_device_index(device.index());
+    c10::DeviceCapability capability;
+    auto& types = capability.capability_data.supported_scalar_types;
+#define FOO_SET_SUPPORTED(_, name) types.has_##name = computes(c10::ScalarType::name);
+    AT_FORALL_SCALAR_TYPES_WITH_COMPLEX_AND_QINTS(FOO_SET_SUPPORTED)
+#undef FOO_SET_SUPPORTED
+    return capability;
+  }
+
+ private:
+  static bool computes(c10::ScalarType type) {
+    for (const auto dtype : foo::kernels::kAllDTypes) {
+      if (static_cast<int>(dtype) == static_cast<int>(type)) return true;
+    }
+    return false;
   }
 };
 

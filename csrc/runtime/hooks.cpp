@@ -2,11 +2,12 @@
 // generators, storage resizing, lazy init) reaches the foo runtime. Also renames PrivateUse1.
 #include <ATen/detail/PrivateUse1HooksInterface.h>
 #include <c10/core/Allocator.h>
-#include <c10/core/impl/alloc_cpu.h>
 
 #include "runtime/allocator.h"
 #include "runtime/device.h"
+#include "runtime/fork.h"
 #include "runtime/generator.h"
+#include "runtime/host_allocator.h"
 #include "runtime/stream.h"
 
 namespace foo::runtime {
@@ -41,8 +42,16 @@ struct FooHooks final : public at::PrivateUse1HooksInterface {
     TORCH_CHECK(device >= 0, "foo: pointer ", data, " is not foo device memory");
     return {c10::DeviceType::PrivateUse1, static_cast<c10::DeviceIndex>(device)};
   }
-  bool isPinnedPtr(const void* /*data*/) const override { return false; }
-  c10::Allocator* getPinnedMemoryAllocator() const override { return c10::GetAllocator(c10::DeviceType::CPU); }
+  // tensor.is_pinned(): memory the driver pinned. Never starts the driver (nothing can be pinned
+  // before it runs) and never asks a forked child's inherited driver.
+  bool isPinnedPtr(const void* data) const override {
+    return driver_selected() && !in_bad_fork() && driver().is_pinned(data);
+  }
+  // tensor.pin_memory(): the allocator also registered as at::getHostAllocator(kPrivateUse1).
+  c10::Allocator* getPinnedMemoryAllocator() const override {
+    lazy_init();
+    return &host_allocator();
+  }
 
   void resizePrivateUse1Bytes(const c10::Storage& storage, size_t new_bytes) const override {
     resize_storage_bytes(storage, new_bytes);

@@ -2,6 +2,8 @@
 
 #include <array>
 #include <atomic>
+#include <future>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -14,6 +16,8 @@ namespace {
 
 constexpr int kPoolSize = 8;  // per device and priority, as a small torch.cuda pool
 constexpr int kMaxDevices = 64;
+// Ids above this are external streams: the driver handle itself (a pointer, never that small).
+constexpr c10::StreamId kLastPoolId = 2 * kPoolSize;
 
 // Slot 0: default stream; 1..kPoolSize: low priority pool; kPoolSize+1..2*kPoolSize: high.
 struct DeviceStreams {
@@ -21,6 +25,9 @@ struct DeviceStreams {
   std::array<StreamHandle, 1 + 2 * kPoolSize> handles{};
   std::atomic<uint32_t> next_low{0}, next_high{0};
 };
+static_assert(std::tuple_size<decltype(DeviceStreams::handles)>::value == kLastPoolId + 1);
+
+c10::DeviceIndex resolve(c10::DeviceIndex device) { return device < 0 ? current_device() : device; }
 
 DeviceStreams& streams_of(c10::DeviceIndex device) {
   // Leaked on purpose: driver workers may still run at exit, after static destructors.
@@ -46,11 +53,13 @@ thread_local std::vector<c10::StreamId> thread_current_stream;  // indexed by de
 }  // namespace
 
 c10::Stream default_stream(c10::DeviceIndex device) {
+  device = resolve(device);
   streams_of(device);
   return make_stream(device, 0);
 }
 
 c10::Stream stream_from_pool(c10::DeviceIndex device, bool high_priority) {
+  device = resolve(device);
   auto& ds = streams_of(device);
   auto& counter = high_priority ? ds.next_high : ds.next_low;
   const auto slot = counter.fetch_add(1) % kPoolSize;
@@ -58,6 +67,7 @@ c10::Stream stream_from_pool(c10::DeviceIndex device, bool high_priority) {
 }
 
 c10::Stream current_stream(c10::DeviceIndex device) {
+  device = resolve(device);
   streams_of(device);
   const auto id = static_cast<size_t>(device) < thread_current_stream.size()
                       ? thread_current_stream[device]
@@ -76,13 +86,33 @@ c10::Stream exchange_stream(c10::Stream stream) {
   return previous;
 }
 
+c10::Stream external_stream(StreamHandle handle, c10::DeviceIndex device) {
+  device = resolve(device);
+  streams_of(device);  // validates the index
+  const auto id = static_cast<c10::StreamId>(reinterpret_cast<intptr_t>(handle));
+  TORCH_CHECK(id > kLastPoolId, "foo: ", handle, " is not a stream handle");
+  driver().adopt_stream(handle, device);
+  return make_stream(device, id);
+}
+
 StreamHandle native_stream(c10::Stream stream) {
   TORCH_CHECK(stream.device_type() == c10::DeviceType::PrivateUse1,
               "foo: expected a foo stream, got one of ", stream.device());
   auto& ds = streams_of(stream.device_index());
-  TORCH_CHECK(stream.id() >= 0 && stream.id() < static_cast<c10::StreamId>(ds.handles.size()),
-              "foo: unknown stream id ", stream.id(), " on ", stream.device());
+  // External: the driver checks the handle at its first use.
+  if (stream.id() > kLastPoolId) {
+    return reinterpret_cast<StreamHandle>(static_cast<intptr_t>(stream.id()));
+  }
+  TORCH_CHECK(stream.id() >= 0, "foo: unknown stream id ", stream.id(), " on ", stream.device());
   return ds.handles[stream.id()];
+}
+
+std::function<void()> hold_stream(const c10::Stream& stream) {
+  auto gate = std::make_shared<std::promise<void>>();
+  auto opened = std::make_shared<std::once_flag>();
+  // On cuda a host function blocking its stream is legal: it calls no CUDA API.
+  driver().enqueue_host_task(native_stream(stream), [wait = gate->get_future().share()] { wait.wait(); });
+  return [gate, opened] { std::call_once(*opened, [&] { gate->set_value(); }); };
 }
 
 }  // namespace foo::runtime

@@ -102,6 +102,41 @@ class CudaDriver final : public Driver {
     return properties(device).total_memory;
   }
 
+  std::pair<size_t, size_t> mem_get_info(int device) override {
+    check_index(device);
+    DeviceGuard g(device);
+    size_t free_b = 0, total_b = 0;
+    FOO_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    return {free_b, total_b};
+  }
+
+  // Portable: pinned for every device of the process, not only the current.
+  void* malloc_host(size_t bytes) override {
+    if (bytes == 0) return nullptr;
+    void* p = nullptr;
+    cudaError_t err = cudaHostAlloc(&p, bytes, cudaHostAllocPortable);
+    if (err == cudaErrorMemoryAllocation) {
+      cudaGetLastError();
+      throw DriverError("foo cuda: out of memory: cudaHostAlloc of " +
+                        std::to_string(bytes) + " bytes of pinned memory");
+    }
+    check(err, "cudaHostAlloc");
+    return p;
+  }
+
+  void free_host(void* ptr) override {
+    if (ptr) FOO_CUDA_CHECK(cudaFreeHost(ptr));
+  }
+
+  bool is_pinned(const void* ptr) const override {
+    cudaPointerAttributes a{};
+    if (cudaPointerGetAttributes(&a, ptr) != cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+    return a.type == cudaMemoryTypeHost;
+  }
+
   // A blocking stream per device (created lazily) rather than the legacy
   // stream 0: a handle must name its device, and 0 means "current device".
   StreamHandle default_stream(int device) override {
@@ -139,6 +174,21 @@ class CudaDriver final : public Driver {
     }
     DeviceGuard g(d);
     FOO_CUDA_CHECK(cudaStreamDestroy(S(h)));
+  }
+
+  void adopt_stream(StreamHandle h, int device) override {
+    check_index(device);
+    if (!h) throw DriverError("foo cuda: null stream handle");
+#if CUDART_VERSION >= 12080
+    int owner = -1;
+    FOO_CUDA_CHECK(cudaStreamGetDevice(S(h), &owner));
+    if (owner != device)
+      throw DriverError("foo cuda: stream of device " + std::to_string(owner) +
+                        " adopted as a stream of device " +
+                        std::to_string(device));
+#endif
+    std::lock_guard<std::mutex> lk(mu_);
+    stream_device_.emplace(h, device);  // kept if already known (ours)
   }
 
   bool query_stream(StreamHandle h) override {
@@ -251,13 +301,23 @@ class CudaDriver final : public Driver {
       FOO_CUDA_CHECK(cudaGetDeviceProperties(&p, device));
       DeviceProperties d;
       d.name = p.name;
+      d.uuid = format_uuid(p.uuid);
       d.total_memory = p.totalGlobalMem;
       d.multi_processor_count = p.multiProcessorCount;
       d.major = p.major;
       d.minor = p.minor;
       d.max_threads_per_block = p.maxThreadsPerBlock;
+      d.max_threads_per_multi_processor = p.maxThreadsPerMultiProcessor;
       d.max_shared_memory_per_block = static_cast<int>(p.sharedMemPerBlock);
+      d.shared_memory_per_block_optin =
+          static_cast<int>(p.sharedMemPerBlockOptin);
+      d.shared_memory_per_multiprocessor =
+          static_cast<int>(p.sharedMemPerMultiprocessor);
+      d.regs_per_multiprocessor = p.regsPerMultiprocessor;
       d.warp_size = p.warpSize;
+      d.l2_cache_size = p.l2CacheSize;
+      d.is_integrated = p.integrated != 0;
+      d.is_multi_gpu_board = p.isMultiGpuBoard != 0;
       props_[device] = d;
     }
     return *props_[device];
@@ -302,6 +362,19 @@ class CudaDriver final : public Driver {
       host_errors_.erase(it);
     }
     throw DriverError(msg);
+  }
+
+  // As nvidia-smi prints it: GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx.
+  static std::string format_uuid(const cudaUUID_t& u) {
+    static const char* hex = "0123456789abcdef";
+    std::string s = "GPU-";
+    for (int i = 0; i < 16; ++i) {
+      if (i == 4 || i == 6 || i == 8 || i == 10) s += '-';
+      const auto b = static_cast<unsigned char>(u.bytes[i]);
+      s += hex[b >> 4];
+      s += hex[b & 15];
+    }
+    return s;
   }
 
   static int count() noexcept {

@@ -10,6 +10,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace foo::runtime {
 
@@ -21,15 +22,24 @@ using EventHandle = void*;
 
 enum class CopyKind { HostToDevice, DeviceToHost, DeviceToDevice };
 
+// What torch.cuda.get_device_properties reports, under the same names.
 struct DeviceProperties {
   std::string name;
+  std::string uuid;
   size_t total_memory = 0;
   int multi_processor_count = 0;
   int major = 0;
   int minor = 0;
   int max_threads_per_block = 0;
-  int max_shared_memory_per_block = 0;
+  int max_threads_per_multi_processor = 0;
+  int max_shared_memory_per_block = 0;       // without opt-in
+  int shared_memory_per_block_optin = 0;     // the most a kernel may opt in to
+  int shared_memory_per_multiprocessor = 0;
+  int regs_per_multiprocessor = 0;
   int warp_size = 0;
+  int l2_cache_size = 0;
+  bool is_integrated = false;
+  bool is_multi_gpu_board = false;
 };
 
 // Every driver failure, synchronous or surfaced later from async work.
@@ -53,20 +63,37 @@ class Driver {
   virtual void free(int device, void* ptr) = 0;  // nullptr: no-op
   virtual int device_of(const void* ptr) const = 0;  // -1: not device memory
   virtual size_t total_memory(int device) = 0;
+  // (free, total) bytes of the device, as cudaMemGetInfo.
+  virtual std::pair<size_t, size_t> mem_get_info(int device) = 0;
+
+  // Pinned host memory, as cudaHostAlloc: host memory the driver knows, which
+  // copies may read or write while the stream runs (see memcpy_async). Usable
+  // with every device. malloc_host(0) may return nullptr; failure throws a
+  // DriverError containing "out of memory". free_host waits for the device as
+  // cudaFreeHost does, so no queued copy can still use the memory.
+  virtual void* malloc_host(size_t bytes) = 0;
+  virtual void free_host(void* ptr) = 0;  // nullptr: no-op
+  virtual bool is_pinned(const void* ptr) const = 0;  // interior pointers too
 
   // Streams run their work in order, asynchronously to the host.
   virtual StreamHandle default_stream(int device) = 0;
   virtual StreamHandle create_stream(int device, int priority) = 0;
   virtual void destroy_stream(StreamHandle stream) = 0;
+  // Lets a stream made elsewhere (torch.foo.ExternalStream: another library's
+  // cudaStream_t on cuda) be used with this driver; not owned, never destroyed.
+  // Throws unless it is a stream of `device`. sim: only its own streams exist.
+  virtual void adopt_stream(StreamHandle stream, int device) = 0;
   // query/synchronize rethrow an error raised by earlier async work.
   virtual bool query_stream(StreamHandle stream) = 0;  // true: all work done
   virtual void synchronize_stream(StreamHandle stream) = 0;
   virtual void synchronize_device(int device) = 0;  // all of its streams
 
-  // Pageable-memory semantics, as cudaMemcpyAsync from/to pageable memory:
-  // HostToDevice has read `src` when it returns; DeviceToHost writes `dst` when
-  // the stream reaches the copy (synchronize before reading it);
-  // DeviceToDevice works across devices.
+  // As cudaMemcpyAsync. HostToDevice from pageable memory has read `src` when
+  // it returns (staged); from pinned memory (malloc_host) it reads `src` when
+  // the stream reaches the copy, so the caller keeps `src` alive and unchanged
+  // until then (an event). DeviceToHost writes `dst` when the stream reaches
+  // the copy (synchronize before reading it). DeviceToDevice works across
+  // devices.
   virtual void memcpy_async(void* dst, const void* src, size_t bytes,
                             CopyKind kind, StreamHandle stream) = 0;
   virtual void memset_async(void* dst, int value, size_t bytes,

@@ -28,6 +28,8 @@ using sim::SimStream;
 constexpr long long kDefaultDevices = 2;
 constexpr long long kMaxDevices = 64;
 constexpr long long kDefaultMemoryMB = 16 * 1024;  // 16 GiB per device
+// Pinned memory is bounded by the host alone (aligned_alloc failing).
+constexpr size_t kPinnedLimit = static_cast<size_t>(1) << 62;
 
 // Integer env var in [lo, hi], `def` when unset; anything else is an error
 // naming the variable, so a typo never silently falls back to the default.
@@ -48,7 +50,7 @@ class SimDriver final : public Driver {
  public:
   SimDriver(int devices, size_t memory_per_device)
       : devices_(devices), memory_(devices, memory_per_device),
-        defaults_(devices) {}
+        pinned_(1, kPinnedLimit, "pinned host memory"), defaults_(devices) {}
 
   ~SimDriver() override {
     // Streams first: their workers may still touch device memory. Joined
@@ -74,11 +76,7 @@ class SimDriver final : public Driver {
   void free(int device, void* ptr) override {
     check_device(device);
     if (!ptr) return;
-    // cudaFree synchronises with the device; do the same so freeing memory
-    // that queued work still uses cannot be a use-after-free here. Not from a
-    // task (CUDA forbids that outright): it could wait on its own stream.
-    if (!SimStream::current())
-      for (auto& s : all_streams()) s->wait_idle();
+    wait_all_idle();
     memory_.release(device, ptr);
   }
 
@@ -88,6 +86,21 @@ class SimDriver final : public Driver {
   size_t total_memory(int device) override {
     check_device(device);
     return memory_.limit();
+  }
+  std::pair<size_t, size_t> mem_get_info(int device) override {
+    check_device(device);
+    return {memory_.limit() - memory_.used(device), memory_.limit()};
+  }
+
+  // Pinned memory: a second SimMemory whose single "device" is the host.
+  void* malloc_host(size_t bytes) override { return pinned_.allocate(0, bytes); }
+  void free_host(void* ptr) override {
+    if (!ptr) return;
+    wait_all_idle();  // as cudaFreeHost: no queued copy may still read it
+    pinned_.release(0, ptr);
+  }
+  bool is_pinned(const void* ptr) const override {
+    return pinned_.device_of(ptr) == 0;
   }
 
   StreamHandle default_stream(int device) override {
@@ -122,6 +135,15 @@ class SimDriver final : public Driver {
     // Drains and joins outside the lock when the last reference goes.
   }
 
+  void adopt_stream(StreamHandle h, int device) override {
+    check_device(device);
+    if (stream(h)->device() != device)
+      throw DriverError("foo sim: stream of device " +
+                        std::to_string(stream(h)->device()) +
+                        " adopted as a stream of device " +
+                        std::to_string(device));
+  }
+
   bool query_stream(StreamHandle h) override { return stream(h)->query(); }
   void synchronize_stream(StreamHandle h) override {
     stream(h)->synchronize();
@@ -149,6 +171,7 @@ class SimDriver final : public Driver {
       case CopyKind::HostToDevice: {
         memory_.check_device_range(dst, bytes, "memcpy destination");
         memory_.check_host_range(src, bytes, "memcpy source");
+        if (pinned_range(src, bytes)) break;  // read when the stream gets there
         // Pageable semantics: the host buffer may be reused on return.
         std::shared_ptr<char[]> staging(new char[bytes]);
         std::memcpy(staging.get(), src, bytes);
@@ -249,14 +272,24 @@ class SimDriver final : public Driver {
     check_device(device);
     DeviceProperties p;
     p.name = "foo-sim";
+    p.uuid = "foo-sim-" + std::to_string(device);
     p.total_memory = memory_.limit();
     unsigned hc = std::thread::hardware_concurrency();
     p.multi_processor_count = hc ? static_cast<int>(hc) : 1;
     p.major = 9;
     p.minor = 0;
-    // The emulator (csrc/sim) enforces these limits at every launch.
+    // The emulator (csrc/sim) enforces these limits at every launch. Its
+    // "multiprocessor" is a host thread running one block at a time, so the
+    // per-SM limits are the per-block ones; it has no opt-in shared memory.
     p.max_threads_per_block = static_cast<int>(kMaxThreadsPerBlock);
+    p.max_threads_per_multi_processor = p.max_threads_per_block;
     p.max_shared_memory_per_block = static_cast<int>(kMaxSharedMemoryPerBlock);
+    p.shared_memory_per_block_optin = p.max_shared_memory_per_block;
+    p.shared_memory_per_multiprocessor = p.max_shared_memory_per_block;
+    // No register file or L2 is modelled: sm_90's register count (what
+    // occupancy tables assume for major 9) and no L2.
+    p.regs_per_multiprocessor = 64 * 1024;
+    p.l2_cache_size = 0;
     p.warp_size = kWarpSize;
     return p;
   }
@@ -288,6 +321,25 @@ class SimDriver final : public Driver {
     return it->second;
   }
 
+  // [p, p+bytes) lies inside one pinned allocation.
+  bool pinned_range(const void* p, size_t bytes) const {
+    if (!is_pinned(p)) return false;
+    try {
+      pinned_.check_device_range(p, bytes, "pinned source");
+      return true;
+    } catch (const DriverError&) {
+      return false;  // runs past the pinned block: treat it as pageable
+    }
+  }
+
+  // cudaFree/cudaFreeHost synchronise with the device; so does sim, so that
+  // freeing memory queued work still uses cannot be a use-after-free. Not from
+  // a task (CUDA forbids that outright): it could wait on its own stream.
+  void wait_all_idle() {
+    if (SimStream::current()) return;
+    for (auto& s : all_streams()) s->wait_idle();
+  }
+
   bool defaults_contains(const SimStream* s) {
     std::lock_guard<std::mutex> lk(mu_);
     for (auto& d : defaults_)
@@ -305,6 +357,7 @@ class SimDriver final : public Driver {
 
   const int devices_;
   SimMemory memory_;  // declared first: outlives the streams using it
+  SimMemory pinned_;
   std::mutex mu_;
   std::vector<std::shared_ptr<SimStream>> defaults_;
   std::unordered_map<void*, std::shared_ptr<SimStream>> streams_;

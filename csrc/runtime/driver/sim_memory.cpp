@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 #include "driver.h"
 
@@ -11,8 +12,8 @@ namespace {
 constexpr size_t kAlign = 256;
 }  // namespace
 
-SimMemory::SimMemory(int devices, size_t limit_per_device)
-    : limit_(limit_per_device), used_(devices, 0) {}
+SimMemory::SimMemory(int devices, size_t limit_per_device, std::string kind)
+    : limit_(limit_per_device), kind_(std::move(kind)), used_(devices, 0) {}
 
 SimMemory::~SimMemory() {
   for (auto& [p, b] : blocks_) std::free(const_cast<char*>(p));
@@ -24,9 +25,8 @@ void* SimMemory::allocate(int device, size_t bytes) {
   std::lock_guard<std::mutex> lk(mu_);
   auto oom = [&](const char* why) {
     return DriverError(
-        "foo sim: out of memory on device " + std::to_string(device) +
-        ": tried to allocate " + std::to_string(bytes) + " bytes; " +
-        std::to_string(used_[device]) + " of " + std::to_string(limit_) +
+        "foo sim: out of memory on " + where(device) + ": tried to allocate " +
+        std::to_string(bytes) + " bytes; " + std::to_string(used_[device]) + " of " + std::to_string(limit_) +
         " bytes in use (" + why + ")");
   };
   if (rounded > limit_ || used_[device] > limit_ - rounded)
@@ -45,7 +45,7 @@ void SimMemory::release(int device, void* ptr) {
     auto it = blocks_.find(static_cast<const char*>(ptr));
     if (it == blocks_.end())
       throw DriverError("foo sim: free of a pointer that is not the start of a "
-                        "device allocation");
+                        "sim " + kind_ + " allocation");
     if (it->second.device != device)
       throw DriverError("foo sim: free on device " + std::to_string(device) +
                         " of memory allocated on device " +
@@ -96,6 +96,10 @@ void SimMemory::check_host_range(const void* p, size_t bytes,
     throw DriverError(std::string("foo sim: ") + what +
                       " is device memory, but the copy kind expects host "
                       "memory");
+}
+
+std::string SimMemory::where(int device) const {
+  return kind_ == "device" ? "device " + std::to_string(device) : kind_;
 }
 
 size_t SimMemory::used(int device) const {

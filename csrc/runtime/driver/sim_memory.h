@@ -1,18 +1,22 @@
 // Device memory of the sim driver: host memory the driver owns (never torch's
 // CPU memory), tracked per allocation so device_of, free and copies can tell a
 // device pointer from a host one and catch out-of-range or foreign pointers.
+// The sim driver's pinned host memory is a second instance with one "device"
+// (kind "pinned host memory"): the same bookkeeping answers is_pinned.
 #pragma once
 
 #include <cstddef>
 #include <map>
 #include <mutex>
+#include <string>
 #include <vector>
 
 namespace foo::runtime::sim {
 
 class SimMemory {
  public:
-  SimMemory(int devices, size_t limit_per_device);
+  // `kind` names the memory in errors ("device", "pinned host memory").
+  SimMemory(int devices, size_t limit_per_device, std::string kind = "device");
   ~SimMemory();  // frees whatever is still allocated
   SimMemory(const SimMemory&) = delete;
   SimMemory& operator=(const SimMemory&) = delete;
@@ -33,8 +37,10 @@ class SimMemory {
   struct Block { int device; size_t bytes; size_t rounded; };
   // Allocation containing p, or end(). Caller holds mu_.
   std::map<const char*, Block>::const_iterator find(const void* p) const;
+  std::string where(int device) const;  // "device 1", "pinned host memory"
 
   const size_t limit_;
+  const std::string kind_;
   mutable std::mutex mu_;
   std::map<const char*, Block> blocks_;  // ordered: interior-pointer lookup
   std::vector<size_t> used_;

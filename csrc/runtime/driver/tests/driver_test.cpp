@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -112,6 +113,58 @@ static void test_copies() {
   CHECK_THROWS(d->memset_async(out.data(), 0, 4, s), "not device memory");
   d->free(0, a);
   d->free(1, b);
+}
+
+// A host task that blocks its stream until the returned flag is set: deterministic "in flight".
+static std::shared_ptr<std::atomic<bool>> gate(Driver& d, StreamHandle s) {
+  auto open = std::make_shared<std::atomic<bool>>(false);
+  d.enqueue_host_task(s, [open] {
+    while (!open->load()) std::this_thread::sleep_for(1ms);
+  });
+  return open;
+}
+
+static void test_pinned_memory_and_mem_info() {
+  auto d = sim();
+  CHECK(d->malloc_host(0) == nullptr);
+  const size_t n = 1000, bytes = n * sizeof(int);
+  int* pinned = static_cast<int*>(d->malloc_host(bytes));
+  CHECK(pinned != nullptr && d->is_pinned(pinned) && d->is_pinned(pinned + n - 1));
+  int host = 0;
+  CHECK(!d->is_pinned(&host));
+  CHECK(d->device_of(pinned) == -1);  // host memory, not device memory
+  void* a = d->malloc(0, bytes);
+  CHECK(!d->is_pinned(a));
+  auto [free_now, total] = d->mem_get_info(0);
+  CHECK(total == (size_t{16} << 30) && free_now == total - 4096);  // 4000 bytes, 256-byte steps
+  CHECK(d->mem_get_info(1).first == total);
+  StreamHandle s = d->default_stream(0);
+  // Pinned source: read when the stream reaches the copy (no staging), as cudaMemcpyAsync.
+  for (size_t i = 0; i < n; ++i) pinned[i] = 1;
+  auto open = gate(*d, s);
+  d->memcpy_async(a, pinned, bytes, CopyKind::HostToDevice, s);
+  for (size_t i = 0; i < n; ++i) pinned[i] = 2;  // before the stream gets there
+  open->store(true);
+  std::vector<int> out(n);
+  d->memcpy_async(out.data(), a, bytes, CopyKind::DeviceToHost, s);
+  d->synchronize_stream(s);
+  CHECK(out[0] == 2 && out[n - 1] == 2);
+  // A range running past the pinned block is treated as pageable (staged), never overread.
+  CHECK_THROWS(d->free_host(pinned + 1), "not the start");
+  d->free_host(pinned);
+  CHECK(!d->is_pinned(pinned));
+  d->free_host(nullptr);
+  d->free(0, a);
+  CHECK(d->mem_get_info(0).first == total);
+}
+
+static void test_adopt_stream() {
+  auto d = sim();
+  StreamHandle s = d->create_stream(1, 0);
+  d->adopt_stream(s, 1);  // its own stream: accepted
+  CHECK_THROWS(d->adopt_stream(s, 0), "device 1");
+  int not_a_stream = 0;
+  CHECK_THROWS(d->adopt_stream(&not_a_stream, 0), "invalid");
 }
 
 static void test_async_and_order() {
@@ -309,6 +362,8 @@ int main() {
   test_device_count_env();
   test_memory();
   test_copies();
+  test_pinned_memory_and_mem_info();
+  test_adopt_stream();
   test_async_and_order();
   test_cross_stream_events();
   test_timing_and_rerecord();

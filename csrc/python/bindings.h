@@ -1,0 +1,14 @@
+#pragma once
+// Shared by the torch_foo._C sources.
+#include <c10/core/Device.h>
+#include <torch/csrc/utils/pybind.h>
+
+namespace foo::python {
+
+// `device` as a foo device index; throws naming the index and the device count when invalid.
+c10::DeviceIndex checked(int device);
+
+// _device_properties, memory statistics, streams, bad-fork state (runtime_bindings.cpp).
+void add_runtime_bindings(pybind11::module_& m);
+
+}  // namespace foo::python
