@@ -22,7 +22,7 @@ at::Tensor& bernoulli_scalar(at::Tensor& self, double p, std::optional<at::Gener
   at::assert_no_internal_overlap(self);
   const auto state = reserve_philox(self.device().index(), std::move(generator), self.numel());
   const auto stream = current_kernel_stream(self);
-  return fill_in_place(self, [&](at::Tensor& t, const Layout& layout) {
+  return write_in_place(self, [&](at::Tensor& t, const Layout& layout) {
     FOO_CALL_KERNEL(bernoulli_fill, stream, kernel_dtype(t.scalar_type()), t.mutable_data_ptr(), layout, t.numel(),
                     state.seed, state.offset, p, nullptr, foo::kernels::DType::Float64, Layout{}, nullptr);
   });
@@ -40,7 +40,7 @@ at::Tensor& bernoulli_tensor(at::Tensor& self, const at::Tensor& p, std::optiona
   const auto state = reserve_philox(self.device().index(), std::move(generator), self.numel());
   const auto stream = current_kernel_stream(self);
   auto error = at::zeros({1}, self.options().dtype(at::kInt));
-  fill_in_place(self, [&](at::Tensor& t, const Layout& layout) {
+  write_in_place(self, [&](at::Tensor& t, const Layout& layout) {
     FOO_CALL_KERNEL(bernoulli_fill, stream, kernel_dtype(t.scalar_type()), t.mutable_data_ptr(), layout, t.numel(),
                     state.seed, state.offset, 0.0, p_expanded.const_data_ptr(), kernel_dtype(p.scalar_type()),
                     p_layout, error.mutable_data_ptr<int>());

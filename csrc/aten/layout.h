@@ -2,6 +2,7 @@
 // Host side of kernels/layout.h: where a tensor's logical elements live, for kernels that write
 // (or read) a strided tensor in place.
 #include <optional>
+#include <utility>
 
 #include <ATen/ATen.h>
 
@@ -33,5 +34,25 @@ inline std::optional<foo::kernels::Layout> layout_of(const at::Tensor& t) {
 }
 
 inline foo::kernels::DType kernel_dtype(at::ScalarType t) { return static_cast<foo::kernels::DType>(t); }
+
+// Runs write(target, layout) on out in place, or through a contiguous temporary copied into out
+// when out's layout has too many dims for the kernels. Returns out.
+template <typename Write>
+at::Tensor& write_in_place(at::Tensor& out, Write&& write) {
+  if (auto layout = layout_of(out)) {
+    write(out, *layout);
+  } else {
+    auto tmp = at::empty(out.sizes(), out.options());
+    write(tmp, foo::kernels::Layout{});
+    out.copy_(tmp);
+  }
+  return out;
+}
+
+// t itself when layout_of can describe it, else a contiguous copy; with its layout (for reading).
+inline std::pair<at::Tensor, foo::kernels::Layout> readable_layout(const at::Tensor& t) {
+  if (auto layout = layout_of(t)) return {t, *layout};
+  return {t.contiguous(), foo::kernels::Layout{}};
+}
 
 }  // namespace foo::native

@@ -37,8 +37,8 @@ void multinomial_into(const at::Tensor& self, int64_t n_sample, bool replacement
 at::Tensor& multinomial_out(const at::Tensor& self, int64_t n_sample, bool replacement,
                             std::optional<at::Generator> generator, at::Tensor& out) {
   TORCH_CHECK(self.dim() > 0 && self.dim() <= 2, "prob_dist must be 1 or 2 dim");
-  TORCH_CHECK(at::isFloatingType(self.scalar_type()), "multinomial only supports floating-point dtypes for input, got: ",
-              self.scalar_type());
+  TORCH_CHECK(at::isFloatingType(self.scalar_type()),
+              "multinomial only supports floating-point dtypes for input, got: ", self.scalar_type());
   if (!out.defined()) out = at::empty({0}, self.options().dtype(at::kLong));
   TORCH_CHECK(out.scalar_type() == at::kLong, "multinomial expects Long tensor out, got: ", out.scalar_type());
   TORCH_CHECK(n_sample > 0, "cannot sample n_sample <= 0 samples");

@@ -35,7 +35,7 @@ void fill_distribution(at::Tensor self, Distribution dist, double a, double b, s
   if (self.numel() == 0) return;
   const auto state = reserve_philox(self.device().index(), std::move(gen), self.numel());
   const auto stream = current_kernel_stream(self);
-  fill_in_place(self, [&](at::Tensor& t, const Layout& layout) {
+  write_in_place(self, [&](at::Tensor& t, const Layout& layout) {
     FOO_CALL_KERNEL(distribution_fill, stream, kernel_dtype(t.scalar_type()), t.mutable_data_ptr(), layout, t.numel(),
                     state.seed, state.offset, dist, a, b);
   });
@@ -46,7 +46,7 @@ void fill_random_int(at::Tensor self, uint64_t range, int64_t base, std::optiona
   if (self.numel() == 0) return;
   const auto state = reserve_philox(self.device().index(), std::move(gen), self.numel());
   const auto stream = current_kernel_stream(self);
-  fill_in_place(self, [&](at::Tensor& t, const Layout& layout) {
+  write_in_place(self, [&](at::Tensor& t, const Layout& layout) {
     FOO_CALL_KERNEL(random_int_fill, stream, kernel_dtype(t.scalar_type()), t.mutable_data_ptr(), layout, t.numel(),
                     state.seed, state.offset, range, base);
   });

@@ -38,7 +38,7 @@ void rrelu_core(const at::Tensor& self, at::Tensor& noise, const at::Scalar& low
     noise_target = at::empty(noise.sizes(), noise.options());
     noise_layout = Layout{};
   }
-  fill_in_place(out, [&](at::Tensor& t, const Layout& layout) {
+  write_in_place(out, [&](at::Tensor& t, const Layout& layout) {
     FOO_CALL_KERNEL(rrelu_fill, stream, kernel_dtype(t.scalar_type()), x.const_data_ptr(), x_layout,
                     t.mutable_data_ptr(), layout, training ? noise_target.mutable_data_ptr() : nullptr,
                     noise_layout.value_or(Layout{}), t.numel(), state.seed, state.offset, training ? lo : slope, hi,

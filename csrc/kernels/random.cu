@@ -1,6 +1,7 @@
 #include "kernels/random.h"
 
 #include <limits>
+#include <type_traits>
 
 #include "kernels/det_math.h"
 #include "kernels/exact_math.h"
@@ -203,24 +204,26 @@ const char* distribution_name(Distribution dist) {
 
 void distribution_fill(Stream stream, DType dtype, void* out, const Layout& layout, int64_t n, uint64_t seed,
                        uint64_t offset, Distribution dist, double a, double b) {
-  const char* name = distribution_name(dist);
-  if (dist == Distribution::Geometric) {  // counts: every real dtype, as the CPU
-    dispatch<kNumericTypes>(dtype, name, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      if (n > 0) launch_distribution<T, Distribution::Geometric>(stream, out, layout, n, seed, offset, a, b);
-    });
-    return;
-  }
-  dispatch<kFloatingTypes>(dtype, name, [&](auto tag) {
+  // Geometric draws counts: every real dtype, as on the CPU; the others floating dtypes only.
+  const uint32_t types = dist == Distribution::Geometric ? kNumericTypes : kFloatingTypes;
+  if (!(types & dtype_bit(dtype))) unsupported_dtype(distribution_name(dist), dtype);
+  dispatch<kNumericTypes>(dtype, distribution_name(dist), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (n <= 0) return;
-    switch (dist) {
-      case Distribution::Uniform: return launch_distribution<T, Distribution::Uniform>(stream, out, layout, n, seed, offset, a, b);
-      case Distribution::Normal: return launch_distribution<T, Distribution::Normal>(stream, out, layout, n, seed, offset, a, b);
-      case Distribution::LogNormal: return launch_distribution<T, Distribution::LogNormal>(stream, out, layout, n, seed, offset, a, b);
-      case Distribution::Exponential: return launch_distribution<T, Distribution::Exponential>(stream, out, layout, n, seed, offset, a, b);
-      case Distribution::Cauchy: return launch_distribution<T, Distribution::Cauchy>(stream, out, layout, n, seed, offset, a, b);
-      case Distribution::Geometric: break;  // handled above
+    const auto run = [&](auto d) {
+      launch_distribution<T, decltype(d)::value>(stream, out, layout, n, seed, offset, a, b);
+    };
+    if constexpr (std::is_integral_v<T>) {
+      run(std::integral_constant<Distribution, Distribution::Geometric>{});
+    } else {
+      switch (dist) {
+        case Distribution::Uniform: return run(std::integral_constant<Distribution, Distribution::Uniform>{});
+        case Distribution::Normal: return run(std::integral_constant<Distribution, Distribution::Normal>{});
+        case Distribution::LogNormal: return run(std::integral_constant<Distribution, Distribution::LogNormal>{});
+        case Distribution::Exponential: return run(std::integral_constant<Distribution, Distribution::Exponential>{});
+        case Distribution::Cauchy: return run(std::integral_constant<Distribution, Distribution::Cauchy>{});
+        case Distribution::Geometric: return run(std::integral_constant<Distribution, Distribution::Geometric>{});
+      }
     }
   });
 }
