@@ -12,6 +12,7 @@ import statistics
 import time
 
 import torch
+import torch.nn.functional as F
 
 import torch_foo
 
@@ -61,6 +62,42 @@ def cases(scale: int, dtype: torch.dtype):
            lambda a: torch.softmax(a, dim=-1), 2 * rows * cols * esize, 0)
     yield (f"mm {m}x{m}x{m}", lambda d: (torch.randn(m, m, device=d).to(dtype), torch.randn(m, m, device=d).to(dtype)),
            lambda a, b: torch.mm(a, b), 3 * m * m * esize, 2 * m * m * m)
+    # CNN ops: a 3x3 convolution keeping 32 channels of a batch of 32x32 images (~scale/4 input
+    # elements), forward and forward + backward (input and weight gradients: three GEMMs), and
+    # layer norm over rows of 1024.
+    b, c, hw = max(scale // (4 * 32 * 32 * 32), 1), 32, 32
+    conv_flops = 2 * b * c * hw * hw * c * 9
+    conv_bytes = (2 * b * c * hw * hw + c * c * 9) * esize
+
+    def conv_inputs(d, grad=False):
+        x = torch.randn(b, c, hw, hw, device=d).to(dtype).requires_grad_(grad)
+        w = (torch.randn(c, c, 3, 3, device=d) / 17).to(dtype).requires_grad_(grad)
+        return (x, w, torch.randn(b, c, hw, hw, device=d).to(dtype)) if grad else (x, w)
+
+    yield (f"conv2d fwd {b}x{c}x{hw}x{hw} k3", conv_inputs, lambda x, w: F.conv2d(x, w, padding=1), conv_bytes, conv_flops)
+    yield (f"conv2d fwd+bwd {b}x{c}x{hw}x{hw} k3", lambda d: conv_inputs(d, grad=True),
+           lambda x, w, g: torch.autograd.grad(F.conv2d(x, w, padding=1), (x, w), g), 3 * conv_bytes, 3 * conv_flops)
+
+    def ln_inputs(d, grad=False):
+        x = torch.randn(rows, cols, device=d).to(dtype).requires_grad_(grad)
+        w, bias = torch.randn(cols, device=d).to(dtype).requires_grad_(grad), torch.randn(cols, device=d).to(dtype)
+        return (x, w, bias, torch.randn(rows, cols, device=d).to(dtype)) if grad else (x, w, bias)
+
+    yield ("layer_norm fwd", ln_inputs, lambda x, w, bias: F.layer_norm(x, (cols,), w, bias), 2 * rows * cols * esize, 0)
+    yield ("layer_norm fwd+bwd", lambda d: ln_inputs(d, grad=True),
+           lambda x, w, bias, g: torch.autograd.grad(F.layer_norm(x, (cols,), w, bias), (x, w), g),
+           5 * rows * cols * esize, 0)
+    # Indexing and data movement. An embedding table of `rows` x 1024 read through n / 1024 indices.
+    gen = torch.Generator().manual_seed(0)
+    tokens = torch.randint(0, rows, (rows,), generator=gen)
+    yield ("cat 2 x 1 element", lambda d: (torch.ones(1, device=d).to(dtype), torch.ones(1, device=d).to(dtype)),
+           lambda a, b: torch.cat([a, b]), 4 * esize, 0)
+    yield ("cat 2 x n/2", lambda d: (torch.randn(n // 2, device=d).to(dtype), torch.randn(n // 2, device=d).to(dtype)),
+           lambda a, b: torch.cat([a, b]), 2 * n * esize, 0)
+    yield ("index_select (embedding)", lambda d: (torch.randn(rows, cols, device=d).to(dtype), tokens.to(d)),
+           lambda w, i: w.index_select(0, i), 2 * rows * cols * esize, 0)
+    yield ("embedding_dense_backward", lambda d: (torch.randn(rows, cols, device=d).to(dtype), tokens.to(d)),
+           lambda g, i: torch.ops.aten.embedding_dense_backward(g, i, rows, -1, False), 3 * rows * cols * esize, 0)
 
 
 def overhead(device: str, min_seconds: float) -> float:
@@ -75,6 +112,7 @@ def main() -> None:
     parser.add_argument("--scale", type=int, default=1 << 20, help="elements per operand")
     parser.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16", "float64"])
     parser.add_argument("--seconds", type=float, default=1.0, help="time budget per measurement")
+    parser.add_argument("--only", default="", help="comma-separated op name prefixes to run (default: all)")
     args = parser.parse_args()
     dtype = getattr(torch, args.dtype)
     torch_foo.set_fallback_policy("error")  # a benchmark of a fallback would measure the CPU
@@ -84,7 +122,10 @@ def main() -> None:
     print()
     print("| op | foo µs/call | baseline µs/call | foo GB/s | foo TFLOP/s | foo / baseline speed |")
     print("|---|---:|---:|---:|---:|---:|")
+    only = [p for p in args.only.split(",") if p]
     for name, make, fn, nbytes, flops in cases(args.scale, dtype):
+        if only and not any(name.startswith(p) for p in only):
+            continue
         torch.manual_seed(0)
         foo_inputs, base_inputs = make("foo"), make(args.baseline)
         try:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import torchgen
 from torchgen.gen import get_grouped_native_functions, parse_native_yaml, parse_tags_yaml
-from torchgen.model import NativeFunction, NativeFunctionsGroup
+from torchgen.model import DispatchKey, NativeFunction, NativeFunctionsGroup
 
 
 @dataclass(frozen=True)
@@ -16,6 +16,9 @@ class Aten:
     functions: dict[str, NativeFunction]  # "add.out" -> NativeFunction
     groups: dict[str, NativeFunctionsGroup]  # any member's name -> its group
     tags: frozenset[str]
+    # Ops with a CUDA kernel of their own: for these a CompositeImplicitAutograd kernel only
+    # serves backends without one (e.g. _fused_rms_norm), so a foo kernel is reached too.
+    cuda_kernels: frozenset[str]
 
 
 def packaged_dir() -> str:
@@ -35,4 +38,6 @@ def load_aten() -> Aten:
             for f in g.functions():
                 groups[str(f.func.name)] = g
     tags = frozenset(parse_tags_yaml(os.path.join(d, "tags.yaml")))
-    return Aten(functions, groups, tags)
+    cuda = parsed.backend_indices[DispatchKey.CUDA]
+    cuda_kernels = frozenset(name for name, f in functions.items() if cuda.has_kernel(f))
+    return Aten(functions, groups, tags, cuda_kernels)

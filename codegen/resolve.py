@@ -73,7 +73,7 @@ def _lookup(op: str, line: int, path: str, aten: Aten) -> NativeFunction:
             else did_you_mean(op, aten.functions, "see torchgen/packaged/ATen/native/native_functions.yaml")
         )
         raise ManifestError(path, line, f"unknown aten op '{op}'", hint)
-    if f.has_composite_implicit_autograd_kernel:
+    if f.has_composite_implicit_autograd_kernel and op not in aten.cuda_kernels:
         raise ManifestError(
             path, line,
             f"aten op '{op}' is CompositeImplicitAutograd: it decomposes into other ops before reaching the foo backend",

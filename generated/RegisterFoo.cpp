@@ -2524,6 +2524,1130 @@ at::Tensor & wrapper_clamp_max__Tensor(at::Tensor & self, const at::Tensor & max
   return self;
 }
 
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_layer_norm(const at::Tensor & input, c10::SymIntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, double eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_layer_norm", "input", input, common_device_, false);
+  check_device("aten::native_layer_norm", "weight", weight, common_device_, false);
+  check_device("aten::native_layer_norm", "bias", bias, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_layer_norm(input, C10_AS_INTARRAYREF_SLOW(normalized_shape), weight, bias, eps);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_layer_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, c10::SymIntArrayRef normalized_shape, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, ::std::array<bool,3> output_mask) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_layer_norm_backward", "grad_out", grad_out, common_device_, false);
+  check_device("aten::native_layer_norm_backward", "input", input, common_device_, false);
+  check_device("aten::native_layer_norm_backward", "mean", mean, common_device_, false);
+  check_device("aten::native_layer_norm_backward", "rstd", rstd, common_device_, false);
+  check_device("aten::native_layer_norm_backward", "weight", weight, common_device_, false);
+  check_device("aten::native_layer_norm_backward", "bias", bias, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_layer_norm_backward(grad_out, input, C10_AS_INTARRAYREF_SLOW(normalized_shape), mean, rstd, weight, bias, output_mask);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper__fused_rms_norm(const at::Tensor & input, at::IntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, ::std::optional<double> eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_fused_rms_norm", "input", input, common_device_, false);
+  check_device("aten::_fused_rms_norm", "weight", weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::fused_rms_norm(input, normalized_shape, weight, eps);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper__fused_rms_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, at::IntArrayRef normalized_shape, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, ::std::array<bool,2> output_mask) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_fused_rms_norm_backward", "grad_out", grad_out, common_device_, false);
+  check_device("aten::_fused_rms_norm_backward", "input", input, common_device_, false);
+  check_device("aten::_fused_rms_norm_backward", "rstd", rstd, common_device_, false);
+  check_device("aten::_fused_rms_norm_backward", "weight", weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::fused_rms_norm_backward(grad_out, input, normalized_shape, rstd, weight, output_mask);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_group_norm(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, c10::SymInt N, c10::SymInt C, c10::SymInt HxW, int64_t group, double eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_group_norm", "input", input, common_device_, false);
+  check_device("aten::native_group_norm", "weight", weight, common_device_, false);
+  check_device("aten::native_group_norm", "bias", bias, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_group_norm(input, weight, bias, N.guard_int(__FILE__, __LINE__), C.guard_int(__FILE__, __LINE__), HxW.guard_int(__FILE__, __LINE__), group, eps);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_group_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, c10::SymInt N, c10::SymInt C, c10::SymInt HxW, int64_t group, ::std::array<bool,3> output_mask) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_group_norm_backward", "grad_out", grad_out, common_device_, false);
+  check_device("aten::native_group_norm_backward", "input", input, common_device_, false);
+  check_device("aten::native_group_norm_backward", "mean", mean, common_device_, false);
+  check_device("aten::native_group_norm_backward", "rstd", rstd, common_device_, false);
+  check_device("aten::native_group_norm_backward", "weight", weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_group_norm_backward(grad_out, input, mean, rstd, weight, N.guard_int(__FILE__, __LINE__), C.guard_int(__FILE__, __LINE__), HxW.guard_int(__FILE__, __LINE__), group, output_mask);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper_native_batch_norm_out(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps, at::Tensor & out, at::Tensor & save_mean, at::Tensor & save_invstd) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_batch_norm.out", "input", input, common_device_, false);
+  check_device("aten::native_batch_norm.out", "weight", weight, common_device_, false);
+  check_device("aten::native_batch_norm.out", "bias", bias, common_device_, false);
+  check_device("aten::native_batch_norm.out", "running_mean", running_mean, common_device_, false);
+  check_device("aten::native_batch_norm.out", "running_var", running_var, common_device_, false);
+  check_device("aten::native_batch_norm.out", "out", out, common_device_, false);
+  check_device("aten::native_batch_norm.out", "save_mean", save_mean, common_device_, false);
+  check_device("aten::native_batch_norm.out", "save_invstd", save_invstd, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_batch_norm(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_batch_norm", "input", input, common_device_, false);
+  check_device("aten::native_batch_norm", "weight", weight, common_device_, false);
+  check_device("aten::native_batch_norm", "bias", bias, common_device_, false);
+  check_device("aten::native_batch_norm", "running_mean", running_mean, common_device_, false);
+  check_device("aten::native_batch_norm", "running_var", running_var, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  at::Tensor save_mean;  // undefined: the out kernel allocates it
+  at::Tensor save_invstd;  // undefined: the out kernel allocates it
+  foo::native::native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd);
+  return ::std::tuple<at::Tensor,at::Tensor,at::Tensor>(out, save_mean, save_invstd);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper__native_batch_norm_legit(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, at::Tensor & running_mean, at::Tensor & running_var, bool training, double momentum, double eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_native_batch_norm_legit", "input", input, common_device_, false);
+  check_device("aten::_native_batch_norm_legit", "weight", weight, common_device_, false);
+  check_device("aten::_native_batch_norm_legit", "bias", bias, common_device_, false);
+  check_device("aten::_native_batch_norm_legit", "running_mean", running_mean, common_device_, false);
+  check_device("aten::_native_batch_norm_legit", "running_var", running_var, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_batch_norm_legit(input, weight, bias, running_mean, running_var, training, momentum, eps);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper__native_batch_norm_legit_out(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, at::Tensor & running_mean, at::Tensor & running_var, bool training, double momentum, double eps, at::Tensor & out, at::Tensor & save_mean, at::Tensor & save_invstd) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_native_batch_norm_legit.out", "input", input, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.out", "weight", weight, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.out", "bias", bias, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.out", "running_mean", running_mean, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.out", "running_var", running_var, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.out", "out", out, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.out", "save_mean", save_mean, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.out", "save_invstd", save_invstd, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_batch_norm_legit_out(input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper__native_batch_norm_legit_no_stats(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, bool training, double momentum, double eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_native_batch_norm_legit.no_stats", "input", input, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.no_stats", "weight", weight, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.no_stats", "bias", bias, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_batch_norm_legit_no_stats(input, weight, bias, training, momentum, eps);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper__native_batch_norm_legit_no_stats_out(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, bool training, double momentum, double eps, at::Tensor & out, at::Tensor & save_mean, at::Tensor & save_invstd) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_native_batch_norm_legit.no_stats_out", "input", input, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.no_stats_out", "weight", weight, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.no_stats_out", "bias", bias, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.no_stats_out", "out", out, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.no_stats_out", "save_mean", save_mean, common_device_, false);
+  check_device("aten::_native_batch_norm_legit.no_stats_out", "save_invstd", save_invstd, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_batch_norm_legit_no_stats_out(input, weight, bias, training, momentum, eps, out, save_mean, save_invstd);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor> wrapper__batch_norm_with_update(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, at::Tensor & running_mean, at::Tensor & running_var, double momentum, double eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_batch_norm_with_update", "input", input, common_device_, false);
+  check_device("aten::_batch_norm_with_update", "weight", weight, common_device_, false);
+  check_device("aten::_batch_norm_with_update", "bias", bias, common_device_, false);
+  check_device("aten::_batch_norm_with_update", "running_mean", running_mean, common_device_, false);
+  check_device("aten::_batch_norm_with_update", "running_var", running_var, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::batch_norm_with_update(input, weight, bias, running_mean, running_var, momentum, eps);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &,at::Tensor &> wrapper__batch_norm_with_update_out(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, at::Tensor & running_mean, at::Tensor & running_var, double momentum, double eps, at::Tensor & out, at::Tensor & save_mean, at::Tensor & save_invstd, at::Tensor & reserve) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_batch_norm_with_update.out", "input", input, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "weight", weight, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "bias", bias, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "running_mean", running_mean, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "running_var", running_var, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "out", out, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "save_mean", save_mean, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "save_invstd", save_invstd, common_device_, false);
+  check_device("aten::_batch_norm_with_update.out", "reserve", reserve, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::batch_norm_with_update_out(input, weight, bias, running_mean, running_var, momentum, eps, out, save_mean, save_invstd, reserve);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_batch_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_invstd, bool train, double eps, ::std::array<bool,3> output_mask) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_batch_norm_backward", "grad_out", grad_out, common_device_, false);
+  check_device("aten::native_batch_norm_backward", "input", input, common_device_, false);
+  check_device("aten::native_batch_norm_backward", "weight", weight, common_device_, false);
+  check_device("aten::native_batch_norm_backward", "running_mean", running_mean, common_device_, false);
+  check_device("aten::native_batch_norm_backward", "running_var", running_var, common_device_, false);
+  check_device("aten::native_batch_norm_backward", "save_mean", save_mean, common_device_, false);
+  check_device("aten::native_batch_norm_backward", "save_invstd", save_invstd, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_batch_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_var, bool update, double eps, ::std::array<bool,3> output_mask, const at::Tensor & reserve) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::batch_norm_backward", "grad_out", grad_out, common_device_, false);
+  check_device("aten::batch_norm_backward", "input", input, common_device_, false);
+  check_device("aten::batch_norm_backward", "weight", weight, common_device_, false);
+  check_device("aten::batch_norm_backward", "running_mean", running_mean, common_device_, false);
+  check_device("aten::batch_norm_backward", "running_var", running_var, common_device_, false);
+  check_device("aten::batch_norm_backward", "save_mean", save_mean, common_device_, false);
+  check_device("aten::batch_norm_backward", "save_var", save_var, common_device_, false);
+  check_device("aten::batch_norm_backward", "reserve", reserve, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_var, update, eps, output_mask, reserve);
+}
+
+at::Tensor wrapper_convolution_overrideable(const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation, bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::convolution_overrideable", "input", input, common_device_, false);
+  check_device("aten::convolution_overrideable", "weight", weight, common_device_, false);
+  check_device("aten::convolution_overrideable", "bias", bias, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::convolution_overrideable(input, weight, bias, C10_AS_INTARRAYREF_SLOW(stride), C10_AS_INTARRAYREF_SLOW(padding), C10_AS_INTARRAYREF_SLOW(dilation), transposed, C10_AS_INTARRAYREF_SLOW(output_padding), groups.guard_int(__FILE__, __LINE__));
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_convolution_backward_overrideable(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation, bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups, ::std::array<bool,3> output_mask) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::convolution_backward_overrideable", "grad_output", grad_output, common_device_, false);
+  check_device("aten::convolution_backward_overrideable", "input", input, common_device_, false);
+  check_device("aten::convolution_backward_overrideable", "weight", weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::convolution_backward_overrideable(grad_output, input, weight, C10_AS_INTARRAYREF_SLOW(stride), C10_AS_INTARRAYREF_SLOW(padding), C10_AS_INTARRAYREF_SLOW(dilation), transposed, C10_AS_INTARRAYREF_SLOW(output_padding), groups.guard_int(__FILE__, __LINE__), output_mask);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_max_pool2d_with_indices_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, at::Tensor & out, at::Tensor & indices) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::max_pool2d_with_indices.out", "self", self, common_device_, false);
+  check_device("aten::max_pool2d_with_indices.out", "out", out, common_device_, false);
+  check_device("aten::max_pool2d_with_indices.out", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::max_pool2d_with_indices_out(self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_max_pool2d_with_indices(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::max_pool2d_with_indices", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  at::Tensor indices;  // undefined: the out kernel allocates it
+  foo::native::max_pool2d_with_indices_out(self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
+  return ::std::tuple<at::Tensor,at::Tensor>(out, indices);
+}
+
+at::Tensor & wrapper_max_pool2d_with_indices_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::max_pool2d_with_indices_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::max_pool2d_with_indices_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::max_pool2d_with_indices_backward.grad_input", "indices", indices, common_device_, false);
+  check_device("aten::max_pool2d_with_indices_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::max_pool2d_with_indices_backward_out(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, grad_input);
+}
+
+at::Tensor wrapper_max_pool2d_with_indices_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::max_pool2d_with_indices_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::max_pool2d_with_indices_backward", "self", self, common_device_, false);
+  check_device("aten::max_pool2d_with_indices_backward", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::max_pool2d_with_indices_backward_out(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, grad_input);
+  return grad_input;
+}
+
+at::Tensor & wrapper_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::avg_pool2d.out", "self", self, common_device_, false);
+  check_device("aten::avg_pool2d.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::avg_pool2d_out(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+}
+
+at::Tensor wrapper_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::avg_pool2d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::avg_pool2d_out(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  return out;
+}
+
+at::Tensor & wrapper_avg_pool2d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::avg_pool2d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::avg_pool2d_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::avg_pool2d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::avg_pool2d_backward_out(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);
+}
+
+at::Tensor wrapper_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::avg_pool2d_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::avg_pool2d_backward", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::avg_pool2d_backward_out(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);
+  return grad_input;
+}
+
+at::Tensor wrapper__adaptive_avg_pool2d(const at::Tensor & self, c10::SymIntArrayRef output_size) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_adaptive_avg_pool2d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::adaptive_avg_pool2d(self, C10_AS_INTARRAYREF_SLOW(output_size));
+}
+
+at::Tensor wrapper__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_adaptive_avg_pool2d_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::_adaptive_avg_pool2d_backward", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::adaptive_avg_pool2d_backward(grad_output, self);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_adaptive_max_pool2d_out(const at::Tensor & self, at::IntArrayRef output_size, at::Tensor & out, at::Tensor & indices) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::adaptive_max_pool2d.out", "self", self, common_device_, false);
+  check_device("aten::adaptive_max_pool2d.out", "out", out, common_device_, false);
+  check_device("aten::adaptive_max_pool2d.out", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::adaptive_max_pool2d_out(self, output_size, out, indices);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_adaptive_max_pool2d(const at::Tensor & self, at::IntArrayRef output_size) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::adaptive_max_pool2d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  at::Tensor indices;  // undefined: the out kernel allocates it
+  foo::native::adaptive_max_pool2d_out(self, output_size, out, indices);
+  return ::std::tuple<at::Tensor,at::Tensor>(out, indices);
+}
+
+at::Tensor & wrapper_adaptive_max_pool2d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::adaptive_max_pool2d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::adaptive_max_pool2d_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::adaptive_max_pool2d_backward.grad_input", "indices", indices, common_device_, false);
+  check_device("aten::adaptive_max_pool2d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::adaptive_max_pool2d_backward_out(grad_output, self, indices, grad_input);
+}
+
+at::Tensor wrapper_adaptive_max_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::adaptive_max_pool2d_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::adaptive_max_pool2d_backward", "self", self, common_device_, false);
+  check_device("aten::adaptive_max_pool2d_backward", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::adaptive_max_pool2d_backward_out(grad_output, self, indices, grad_input);
+  return grad_input;
+}
+
+at::Tensor & wrapper_upsample_nearest2d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest2d.out", "self", self, common_device_, false);
+  check_device("aten::upsample_nearest2d.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::upsample_nearest2d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), scales_h, scales_w, out);
+}
+
+at::Tensor wrapper_upsample_nearest2d(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest2d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::upsample_nearest2d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), scales_h, scales_w, out);
+  return out;
+}
+
+at::Tensor & wrapper_upsample_nearest2d_backward_grad_input(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest2d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::upsample_nearest2d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::upsample_nearest2d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), scales_h, scales_w, grad_input);
+}
+
+at::Tensor wrapper_upsample_nearest2d_backward(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest2d_backward", "grad_output", grad_output, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::upsample_nearest2d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), scales_h, scales_w, grad_input);
+  return grad_input;
+}
+
+at::Tensor & wrapper_upsample_nearest1d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest1d.out", "self", self, common_device_, false);
+  check_device("aten::upsample_nearest1d.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::upsample_nearest1d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), scales, out);
+}
+
+at::Tensor wrapper_upsample_nearest1d(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest1d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::upsample_nearest1d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), scales, out);
+  return out;
+}
+
+at::Tensor & wrapper_upsample_nearest1d_backward_grad_input(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, ::std::optional<double> scales, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest1d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::upsample_nearest1d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::upsample_nearest1d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), scales, grad_input);
+}
+
+at::Tensor wrapper_upsample_nearest1d_backward(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, ::std::optional<double> scales) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest1d_backward", "grad_output", grad_output, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::upsample_nearest1d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), scales, grad_input);
+  return grad_input;
+}
+
+at::Tensor & wrapper_upsample_linear1d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, bool align_corners, ::std::optional<double> scales, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_linear1d.out", "self", self, common_device_, false);
+  check_device("aten::upsample_linear1d.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::upsample_linear1d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), align_corners, scales, out);
+}
+
+at::Tensor wrapper_upsample_linear1d(const at::Tensor & self, c10::SymIntArrayRef output_size, bool align_corners, ::std::optional<double> scales) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_linear1d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::upsample_linear1d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), align_corners, scales, out);
+  return out;
+}
+
+at::Tensor & wrapper_upsample_linear1d_backward_grad_input(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, bool align_corners, ::std::optional<double> scales, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_linear1d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::upsample_linear1d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::upsample_linear1d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), align_corners, scales, grad_input);
+}
+
+at::Tensor wrapper_upsample_linear1d_backward(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, bool align_corners, ::std::optional<double> scales) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_linear1d_backward", "grad_output", grad_output, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::upsample_linear1d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), align_corners, scales, grad_input);
+  return grad_input;
+}
+
+at::Tensor & wrapper_upsample_bilinear2d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_bilinear2d.out", "self", self, common_device_, false);
+  check_device("aten::upsample_bilinear2d.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::upsample_bilinear2d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), align_corners, scales_h, scales_w, out);
+}
+
+at::Tensor wrapper_upsample_bilinear2d(const at::Tensor & self, c10::SymIntArrayRef output_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_bilinear2d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::upsample_bilinear2d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), align_corners, scales_h, scales_w, out);
+  return out;
+}
+
+at::Tensor & wrapper_upsample_bilinear2d_backward_grad_input(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_bilinear2d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::upsample_bilinear2d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::upsample_bilinear2d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), align_corners, scales_h, scales_w, grad_input);
+}
+
+at::Tensor wrapper_upsample_bilinear2d_backward(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_bilinear2d_backward", "grad_output", grad_output, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::upsample_bilinear2d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), align_corners, scales_h, scales_w, grad_input);
+  return grad_input;
+}
+
+at::Tensor & wrapper_index_Tensor_out(const at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::index.Tensor_out", "self", self, common_device_, false);
+  check_device("aten::index.Tensor_out", "indices", indices, common_device_, false);
+  check_device("aten::index.Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::index_out(self, indices, out);
+}
+
+at::Tensor wrapper_index_Tensor(const at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::index.Tensor", "self", self, common_device_, false);
+  check_device("aten::index.Tensor", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::index_out(self, indices, out);
+  return out;
+}
+
+at::Tensor & wrapper__index_put_impl_(at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices, const at::Tensor & values, bool accumulate, bool unsafe) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_index_put_impl_", "self", self, common_device_, false);
+  check_device("aten::_index_put_impl_", "indices", indices, common_device_, false);
+  check_device("aten::_index_put_impl_", "values", values, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::index_put_impl_(self, indices, values, accumulate, unsafe);
+}
+
+at::Tensor & wrapper_index_select_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::index_select.out", "self", self, common_device_, false);
+  check_device("aten::index_select.out", "index", index, common_device_, false);
+  check_device("aten::index_select.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::index_select_out(self, dim, index, out);
+}
+
+at::Tensor wrapper_index_select(const at::Tensor & self, int64_t dim, const at::Tensor & index) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::index_select", "self", self, common_device_, false);
+  check_device("aten::index_select", "index", index, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::index_select_out(self, dim, index, out);
+  return out;
+}
+
+at::Tensor wrapper_embedding(const at::Tensor & weight, const at::Tensor & indices, c10::SymInt padding_idx, bool scale_grad_by_freq, bool sparse) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::embedding", "weight", weight, common_device_, false);
+  check_device("aten::embedding", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::embedding(weight, indices, padding_idx.guard_int(__FILE__, __LINE__), scale_grad_by_freq, sparse);
+}
+
+at::Tensor wrapper_embedding_dense_backward(const at::Tensor & grad_output, const at::Tensor & indices, c10::SymInt num_weights, c10::SymInt padding_idx, bool scale_grad_by_freq) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::embedding_dense_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::embedding_dense_backward", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::embedding_dense_backward(grad_output, indices, num_weights.guard_int(__FILE__, __LINE__), padding_idx.guard_int(__FILE__, __LINE__), scale_grad_by_freq);
+}
+
+at::Tensor & wrapper_embedding_renorm_(at::Tensor & self, const at::Tensor & indices, double max_norm, double norm_type) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::embedding_renorm_", "self", self, common_device_, false);
+  check_device("aten::embedding_renorm_", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::embedding_renorm_(self, indices, max_norm, norm_type);
+}
+
+at::Tensor & wrapper_index_add_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::index_add.out", "self", self, common_device_, false);
+  check_device("aten::index_add.out", "index", index, common_device_, false);
+  check_device("aten::index_add.out", "source", source, common_device_, false);
+  check_device("aten::index_add.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::index_add_out(self, dim, index, source, alpha, out);
+}
+
+at::Tensor wrapper_index_add(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::index_add", "self", self, common_device_, false);
+  check_device("aten::index_add", "index", index, common_device_, false);
+  check_device("aten::index_add", "source", source, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::index_add_out(self, dim, index, source, alpha, out);
+  return out;
+}
+
+at::Tensor & wrapper_index_add_(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::index_add_", "self", self, common_device_, false);
+  check_device("aten::index_add_", "index", index, common_device_, false);
+  check_device("aten::index_add_", "source", source, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::index_add_out(self, dim, index, source, alpha, self);
+  return self;
+}
+
+at::Tensor & wrapper_gather_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, bool sparse_grad, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::gather.out", "self", self, common_device_, false);
+  check_device("aten::gather.out", "index", index, common_device_, false);
+  check_device("aten::gather.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::gather_out(self, dim, index, sparse_grad, out);
+}
+
+at::Tensor wrapper_gather(const at::Tensor & self, int64_t dim, const at::Tensor & index, bool sparse_grad) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::gather", "self", self, common_device_, false);
+  check_device("aten::gather", "index", index, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::gather_out(self, dim, index, sparse_grad, out);
+  return out;
+}
+
+at::Tensor & wrapper_scatter_src_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.src_out", "self", self, common_device_, false);
+  check_device("aten::scatter.src_out", "index", index, common_device_, false);
+  check_device("aten::scatter.src_out", "src", src, common_device_, false);
+  check_device("aten::scatter.src_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::scatter_src_out(self, dim, index, src, out);
+}
+
+at::Tensor wrapper_scatter_src(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.src", "self", self, common_device_, false);
+  check_device("aten::scatter.src", "index", index, common_device_, false);
+  check_device("aten::scatter.src", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::scatter_src_out(self, dim, index, src, out);
+  return out;
+}
+
+at::Tensor & wrapper_scatter__src(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_.src", "self", self, common_device_, false);
+  check_device("aten::scatter_.src", "index", index, common_device_, false);
+  check_device("aten::scatter_.src", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::scatter_src_out(self, dim, index, src, self);
+  return self;
+}
+
+at::Tensor & wrapper_scatter_value_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.value_out", "self", self, common_device_, false);
+  check_device("aten::scatter.value_out", "index", index, common_device_, false);
+  check_device("aten::scatter.value_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::scatter_value_out(self, dim, index, value, out);
+}
+
+at::Tensor wrapper_scatter_value(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.value", "self", self, common_device_, false);
+  check_device("aten::scatter.value", "index", index, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::scatter_value_out(self, dim, index, value, out);
+  return out;
+}
+
+at::Tensor & wrapper_scatter__value(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_.value", "self", self, common_device_, false);
+  check_device("aten::scatter_.value", "index", index, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::scatter_value_out(self, dim, index, value, self);
+  return self;
+}
+
+at::Tensor & wrapper_scatter_reduce_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.reduce_out", "self", self, common_device_, false);
+  check_device("aten::scatter.reduce_out", "index", index, common_device_, false);
+  check_device("aten::scatter.reduce_out", "src", src, common_device_, false);
+  check_device("aten::scatter.reduce_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::scatter_reduce_out(self, dim, index, src, reduce, out);
+}
+
+at::Tensor wrapper_scatter_reduce(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.reduce", "self", self, common_device_, false);
+  check_device("aten::scatter.reduce", "index", index, common_device_, false);
+  check_device("aten::scatter.reduce", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::scatter_reduce_out(self, dim, index, src, reduce, out);
+  return out;
+}
+
+at::Tensor & wrapper_scatter__reduce(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_.reduce", "self", self, common_device_, false);
+  check_device("aten::scatter_.reduce", "index", index, common_device_, false);
+  check_device("aten::scatter_.reduce", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::scatter_reduce_out(self, dim, index, src, reduce, self);
+  return self;
+}
+
+at::Tensor & wrapper_scatter_value_reduce_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, c10::string_view reduce, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.value_reduce_out", "self", self, common_device_, false);
+  check_device("aten::scatter.value_reduce_out", "index", index, common_device_, false);
+  check_device("aten::scatter.value_reduce_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::scatter_value_reduce_out(self, dim, index, value, reduce, out);
+}
+
+at::Tensor wrapper_scatter_value_reduce(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, c10::string_view reduce) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.value_reduce", "self", self, common_device_, false);
+  check_device("aten::scatter.value_reduce", "index", index, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::scatter_value_reduce_out(self, dim, index, value, reduce, out);
+  return out;
+}
+
+at::Tensor & wrapper_scatter__value_reduce(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, c10::string_view reduce) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_.value_reduce", "self", self, common_device_, false);
+  check_device("aten::scatter_.value_reduce", "index", index, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::scatter_value_reduce_out(self, dim, index, value, reduce, self);
+  return self;
+}
+
+at::Tensor & wrapper_scatter_add_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_add.out", "self", self, common_device_, false);
+  check_device("aten::scatter_add.out", "index", index, common_device_, false);
+  check_device("aten::scatter_add.out", "src", src, common_device_, false);
+  check_device("aten::scatter_add.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::scatter_add_out(self, dim, index, src, out);
+}
+
+at::Tensor wrapper_scatter_add(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_add", "self", self, common_device_, false);
+  check_device("aten::scatter_add", "index", index, common_device_, false);
+  check_device("aten::scatter_add", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::scatter_add_out(self, dim, index, src, out);
+  return out;
+}
+
+at::Tensor & wrapper_scatter_add_(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_add_", "self", self, common_device_, false);
+  check_device("aten::scatter_add_", "index", index, common_device_, false);
+  check_device("aten::scatter_add_", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::scatter_add_out(self, dim, index, src, self);
+  return self;
+}
+
+at::Tensor & wrapper_scatter_reduce_two_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, bool include_self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_reduce.two_out", "self", self, common_device_, false);
+  check_device("aten::scatter_reduce.two_out", "index", index, common_device_, false);
+  check_device("aten::scatter_reduce.two_out", "src", src, common_device_, false);
+  check_device("aten::scatter_reduce.two_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::scatter_reduce_two_out(self, dim, index, src, reduce, include_self, out);
+}
+
+at::Tensor wrapper_scatter_reduce_two(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, bool include_self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_reduce.two", "self", self, common_device_, false);
+  check_device("aten::scatter_reduce.two", "index", index, common_device_, false);
+  check_device("aten::scatter_reduce.two", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::scatter_reduce_two_out(self, dim, index, src, reduce, include_self, out);
+  return out;
+}
+
+at::Tensor & wrapper_scatter_reduce__two(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, bool include_self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_reduce_.two", "self", self, common_device_, false);
+  check_device("aten::scatter_reduce_.two", "index", index, common_device_, false);
+  check_device("aten::scatter_reduce_.two", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::scatter_reduce_two_out(self, dim, index, src, reduce, include_self, self);
+  return self;
+}
+
+at::Tensor & wrapper_masked_select_out(const at::Tensor & self, const at::Tensor & mask, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::masked_select.out", "self", self, common_device_, false);
+  check_device("aten::masked_select.out", "mask", mask, common_device_, false);
+  check_device("aten::masked_select.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::masked_select_out(self, mask, out);
+}
+
+at::Tensor wrapper_masked_select(const at::Tensor & self, const at::Tensor & mask) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::masked_select", "self", self, common_device_, false);
+  check_device("aten::masked_select", "mask", mask, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::masked_select_out(self, mask, out);
+  return out;
+}
+
+at::Tensor & wrapper_masked_scatter_(at::Tensor & self, const at::Tensor & mask, const at::Tensor & source) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::masked_scatter_", "self", self, common_device_, false);
+  check_device("aten::masked_scatter_", "mask", mask, common_device_, false);
+  check_device("aten::masked_scatter_", "source", source, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::masked_scatter_(self, mask, source);
+}
+
+at::Tensor & wrapper_nonzero_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::nonzero.out", "self", self, common_device_, false);
+  check_device("aten::nonzero.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::nonzero_out(self, out);
+}
+
+at::Tensor wrapper_nonzero(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::nonzero", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::nonzero_out(self, out);
+  return out;
+}
+
+at::Tensor & wrapper_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cat.out", "tensors", tensors, common_device_, false);
+  check_device("aten::cat.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::cat_out(tensors, dim, out);
+}
+
+at::Tensor wrapper_cat(const at::ITensorListRef & tensors, int64_t dim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cat", "tensors", tensors, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::cat_out(tensors, dim, out);
+  return out;
+}
+
+at::Tensor wrapper_flip(const at::Tensor & self, at::IntArrayRef dims) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::flip", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::flip(self, dims);
+}
+
+at::Tensor wrapper_roll(const at::Tensor & self, c10::SymIntArrayRef shifts, at::IntArrayRef dims) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::roll", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::roll(self, C10_AS_INTARRAYREF_SLOW(shifts), dims);
+}
+
+at::Tensor wrapper_repeat(const at::Tensor & self, c10::SymIntArrayRef repeats) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::repeat", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::repeat(self, C10_AS_INTARRAYREF_SLOW(repeats));
+}
+
+at::Tensor & wrapper_tril_out(const at::Tensor & self, c10::SymInt diagonal, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::tril.out", "self", self, common_device_, false);
+  check_device("aten::tril.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::tril_out(self, diagonal.guard_int(__FILE__, __LINE__), out);
+}
+
+at::Tensor wrapper_tril(const at::Tensor & self, c10::SymInt diagonal) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::tril", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::tril_out(self, diagonal.guard_int(__FILE__, __LINE__), out);
+  return out;
+}
+
+at::Tensor & wrapper_tril_(at::Tensor & self, c10::SymInt diagonal) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::tril_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::tril_out(self, diagonal.guard_int(__FILE__, __LINE__), self);
+  return self;
+}
+
+at::Tensor & wrapper_triu_out(const at::Tensor & self, c10::SymInt diagonal, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::triu.out", "self", self, common_device_, false);
+  check_device("aten::triu.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::triu_out(self, diagonal.guard_int(__FILE__, __LINE__), out);
+}
+
+at::Tensor wrapper_triu(const at::Tensor & self, c10::SymInt diagonal) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::triu", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::triu_out(self, diagonal.guard_int(__FILE__, __LINE__), out);
+  return out;
+}
+
+at::Tensor & wrapper_triu_(at::Tensor & self, c10::SymInt diagonal) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::triu_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::triu_out(self, diagonal.guard_int(__FILE__, __LINE__), self);
+  return self;
+}
+
+at::Tensor wrapper_tril_indices(int64_t row, int64_t col, int64_t offset, ::std::optional<at::ScalarType> dtype, ::std::optional<at::Layout> layout, ::std::optional<at::Device> device, ::std::optional<bool> pin_memory) {
+  ::std::optional<c10::Device> common_device_;
+  common_device_ = device;
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::tril_indices(row, col, offset, dtype, layout, device, pin_memory);
+}
+
+at::Tensor wrapper_triu_indices(int64_t row, int64_t col, int64_t offset, ::std::optional<at::ScalarType> dtype, ::std::optional<at::Layout> layout, ::std::optional<at::Device> device, ::std::optional<bool> pin_memory) {
+  ::std::optional<c10::Device> common_device_;
+  common_device_ = device;
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::triu_indices(row, col, offset, dtype, layout, device, pin_memory);
+}
+
+at::Tensor wrapper_unfold(const at::Tensor & self, int64_t dimension, int64_t size, int64_t step) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::unfold", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::unfold(self, dimension, size, step);
+}
+
+at::Tensor wrapper_unfold_backward(const at::Tensor & grad_in, c10::SymIntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::unfold_backward", "grad_in", grad_in, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::unfold_backward(grad_in, C10_AS_INTARRAYREF_SLOW(input_sizes), dim, size, step);
+}
+
+at::Tensor & wrapper_cumsum_out(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cumsum.out", "self", self, common_device_, false);
+  check_device("aten::cumsum.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::cumsum_out(self, dim, dtype, out);
+}
+
+at::Tensor wrapper_cumsum(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cumsum", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::cumsum_out(self, dim, dtype, out);
+  return out;
+}
+
+at::Tensor & wrapper_cumsum_(at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cumsum_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::cumsum_out(self, dim, dtype, self);
+  return self;
+}
+
+at::Tensor & wrapper_cumprod_out(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cumprod.out", "self", self, common_device_, false);
+  check_device("aten::cumprod.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::cumprod_out(self, dim, dtype, out);
+}
+
+at::Tensor wrapper_cumprod(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cumprod", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::cumprod_out(self, dim, dtype, out);
+  return out;
+}
+
+at::Tensor & wrapper_cumprod_(at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cumprod_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::cumprod_out(self, dim, dtype, self);
+  return self;
+}
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_sort_values_stable(const at::Tensor & self, ::std::optional<bool> stable, int64_t dim, bool descending, at::Tensor & values, at::Tensor & indices) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::sort.values_stable", "self", self, common_device_, false);
+  check_device("aten::sort.values_stable", "values", values, common_device_, false);
+  check_device("aten::sort.values_stable", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::sort_stable_out(self, stable, dim, descending, values, indices);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_sort_stable(const at::Tensor & self, ::std::optional<bool> stable, int64_t dim, bool descending) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::sort.stable", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor values;  // undefined: the out kernel allocates it
+  at::Tensor indices;  // undefined: the out kernel allocates it
+  foo::native::sort_stable_out(self, stable, dim, descending, values, indices);
+  return ::std::tuple<at::Tensor,at::Tensor>(values, indices);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_topk_values(const at::Tensor & self, c10::SymInt k, int64_t dim, bool largest, bool sorted, at::Tensor & values, at::Tensor & indices) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::topk.values", "self", self, common_device_, false);
+  check_device("aten::topk.values", "values", values, common_device_, false);
+  check_device("aten::topk.values", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::topk_out(self, k.guard_int(__FILE__, __LINE__), dim, largest, sorted, values, indices);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_topk(const at::Tensor & self, c10::SymInt k, int64_t dim, bool largest, bool sorted) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::topk", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor values;  // undefined: the out kernel allocates it
+  at::Tensor indices;  // undefined: the out kernel allocates it
+  foo::native::topk_out(self, k.guard_int(__FILE__, __LINE__), dim, largest, sorted, values, indices);
+  return ::std::tuple<at::Tensor,at::Tensor>(values, indices);
+}
+
+at::Tensor & wrapper_all_all_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::all.all_out", "self", self, common_device_, false);
+  check_device("aten::all.all_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::all_all_out(self, out);
+}
+
+at::Tensor wrapper_all(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::all", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::all_all_out(self, out);
+  return out;
+}
+
+at::Tensor & wrapper_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::all.out", "self", self, common_device_, false);
+  check_device("aten::all.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::all_dim_out(self, dim, keepdim, out);
+}
+
+at::Tensor wrapper_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::all.dim", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::all_dim_out(self, dim, keepdim, out);
+  return out;
+}
+
+at::Tensor & wrapper_all_dims_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::all.dims_out", "self", self, common_device_, false);
+  check_device("aten::all.dims_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::all_dims_out(self, dim, keepdim, out);
+}
+
+at::Tensor wrapper_all_dims(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::all.dims", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::all_dims_out(self, dim, keepdim, out);
+  return out;
+}
+
+at::Tensor & wrapper_any_all_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::any.all_out", "self", self, common_device_, false);
+  check_device("aten::any.all_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::any_all_out(self, out);
+}
+
+at::Tensor wrapper_any(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::any", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::any_all_out(self, out);
+  return out;
+}
+
+at::Tensor & wrapper_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::any.out", "self", self, common_device_, false);
+  check_device("aten::any.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::any_dim_out(self, dim, keepdim, out);
+}
+
+at::Tensor wrapper_any_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::any.dim", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::any_dim_out(self, dim, keepdim, out);
+  return out;
+}
+
+at::Tensor & wrapper_any_dims_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::any.dims_out", "self", self, common_device_, false);
+  check_device("aten::any.dims_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::any_dims_out(self, dim, keepdim, out);
+}
+
+at::Tensor wrapper_any_dims(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::any.dims", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::any_dims_out(self, dim, keepdim, out);
+  return out;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -2812,4 +3936,125 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("clamp_max.Tensor_out", TORCH_FN(wrapper_clamp_max_Tensor_out));
   m.impl("clamp_max.Tensor", TORCH_FN(wrapper_clamp_max_Tensor));
   m.impl("clamp_max_.Tensor", TORCH_FN(wrapper_clamp_max__Tensor));
+  m.impl("native_layer_norm", TORCH_FN(wrapper_native_layer_norm));
+  m.impl("native_layer_norm_backward", TORCH_FN(wrapper_native_layer_norm_backward));
+  m.impl("_fused_rms_norm", TORCH_FN(wrapper__fused_rms_norm));
+  m.impl("_fused_rms_norm_backward", TORCH_FN(wrapper__fused_rms_norm_backward));
+  m.impl("native_group_norm", TORCH_FN(wrapper_native_group_norm));
+  m.impl("native_group_norm_backward", TORCH_FN(wrapper_native_group_norm_backward));
+  m.impl("native_batch_norm.out", TORCH_FN(wrapper_native_batch_norm_out));
+  m.impl("native_batch_norm", TORCH_FN(wrapper_native_batch_norm));
+  m.impl("_native_batch_norm_legit", TORCH_FN(wrapper__native_batch_norm_legit));
+  m.impl("_native_batch_norm_legit.out", TORCH_FN(wrapper__native_batch_norm_legit_out));
+  m.impl("_native_batch_norm_legit.no_stats", TORCH_FN(wrapper__native_batch_norm_legit_no_stats));
+  m.impl("_native_batch_norm_legit.no_stats_out", TORCH_FN(wrapper__native_batch_norm_legit_no_stats_out));
+  m.impl("_batch_norm_with_update", TORCH_FN(wrapper__batch_norm_with_update));
+  m.impl("_batch_norm_with_update.out", TORCH_FN(wrapper__batch_norm_with_update_out));
+  m.impl("native_batch_norm_backward", TORCH_FN(wrapper_native_batch_norm_backward));
+  m.impl("batch_norm_backward", TORCH_FN(wrapper_batch_norm_backward));
+  m.impl("convolution_overrideable", TORCH_FN(wrapper_convolution_overrideable));
+  m.impl("convolution_backward_overrideable", TORCH_FN(wrapper_convolution_backward_overrideable));
+  m.impl("max_pool2d_with_indices.out", TORCH_FN(wrapper_max_pool2d_with_indices_out));
+  m.impl("max_pool2d_with_indices", TORCH_FN(wrapper_max_pool2d_with_indices));
+  m.impl("max_pool2d_with_indices_backward.grad_input", TORCH_FN(wrapper_max_pool2d_with_indices_backward_grad_input));
+  m.impl("max_pool2d_with_indices_backward", TORCH_FN(wrapper_max_pool2d_with_indices_backward));
+  m.impl("avg_pool2d.out", TORCH_FN(wrapper_avg_pool2d_out));
+  m.impl("avg_pool2d", TORCH_FN(wrapper_avg_pool2d));
+  m.impl("avg_pool2d_backward.grad_input", TORCH_FN(wrapper_avg_pool2d_backward_grad_input));
+  m.impl("avg_pool2d_backward", TORCH_FN(wrapper_avg_pool2d_backward));
+  m.impl("_adaptive_avg_pool2d", TORCH_FN(wrapper__adaptive_avg_pool2d));
+  m.impl("_adaptive_avg_pool2d_backward", TORCH_FN(wrapper__adaptive_avg_pool2d_backward));
+  m.impl("adaptive_max_pool2d.out", TORCH_FN(wrapper_adaptive_max_pool2d_out));
+  m.impl("adaptive_max_pool2d", TORCH_FN(wrapper_adaptive_max_pool2d));
+  m.impl("adaptive_max_pool2d_backward.grad_input", TORCH_FN(wrapper_adaptive_max_pool2d_backward_grad_input));
+  m.impl("adaptive_max_pool2d_backward", TORCH_FN(wrapper_adaptive_max_pool2d_backward));
+  m.impl("upsample_nearest2d.out", TORCH_FN(wrapper_upsample_nearest2d_out));
+  m.impl("upsample_nearest2d", TORCH_FN(wrapper_upsample_nearest2d));
+  m.impl("upsample_nearest2d_backward.grad_input", TORCH_FN(wrapper_upsample_nearest2d_backward_grad_input));
+  m.impl("upsample_nearest2d_backward", TORCH_FN(wrapper_upsample_nearest2d_backward));
+  m.impl("upsample_nearest1d.out", TORCH_FN(wrapper_upsample_nearest1d_out));
+  m.impl("upsample_nearest1d", TORCH_FN(wrapper_upsample_nearest1d));
+  m.impl("upsample_nearest1d_backward.grad_input", TORCH_FN(wrapper_upsample_nearest1d_backward_grad_input));
+  m.impl("upsample_nearest1d_backward", TORCH_FN(wrapper_upsample_nearest1d_backward));
+  m.impl("upsample_linear1d.out", TORCH_FN(wrapper_upsample_linear1d_out));
+  m.impl("upsample_linear1d", TORCH_FN(wrapper_upsample_linear1d));
+  m.impl("upsample_linear1d_backward.grad_input", TORCH_FN(wrapper_upsample_linear1d_backward_grad_input));
+  m.impl("upsample_linear1d_backward", TORCH_FN(wrapper_upsample_linear1d_backward));
+  m.impl("upsample_bilinear2d.out", TORCH_FN(wrapper_upsample_bilinear2d_out));
+  m.impl("upsample_bilinear2d", TORCH_FN(wrapper_upsample_bilinear2d));
+  m.impl("upsample_bilinear2d_backward.grad_input", TORCH_FN(wrapper_upsample_bilinear2d_backward_grad_input));
+  m.impl("upsample_bilinear2d_backward", TORCH_FN(wrapper_upsample_bilinear2d_backward));
+  m.impl("index.Tensor_out", TORCH_FN(wrapper_index_Tensor_out));
+  m.impl("index.Tensor", TORCH_FN(wrapper_index_Tensor));
+  m.impl("_index_put_impl_", TORCH_FN(wrapper__index_put_impl_));
+  m.impl("index_select.out", TORCH_FN(wrapper_index_select_out));
+  m.impl("index_select", TORCH_FN(wrapper_index_select));
+  m.impl("embedding", TORCH_FN(wrapper_embedding));
+  m.impl("embedding_dense_backward", TORCH_FN(wrapper_embedding_dense_backward));
+  m.impl("embedding_renorm_", TORCH_FN(wrapper_embedding_renorm_));
+  m.impl("index_add.out", TORCH_FN(wrapper_index_add_out));
+  m.impl("index_add", TORCH_FN(wrapper_index_add));
+  m.impl("index_add_", TORCH_FN(wrapper_index_add_));
+  m.impl("gather.out", TORCH_FN(wrapper_gather_out));
+  m.impl("gather", TORCH_FN(wrapper_gather));
+  m.impl("scatter.src_out", TORCH_FN(wrapper_scatter_src_out));
+  m.impl("scatter.src", TORCH_FN(wrapper_scatter_src));
+  m.impl("scatter_.src", TORCH_FN(wrapper_scatter__src));
+  m.impl("scatter.value_out", TORCH_FN(wrapper_scatter_value_out));
+  m.impl("scatter.value", TORCH_FN(wrapper_scatter_value));
+  m.impl("scatter_.value", TORCH_FN(wrapper_scatter__value));
+  m.impl("scatter.reduce_out", TORCH_FN(wrapper_scatter_reduce_out));
+  m.impl("scatter.reduce", TORCH_FN(wrapper_scatter_reduce));
+  m.impl("scatter_.reduce", TORCH_FN(wrapper_scatter__reduce));
+  m.impl("scatter.value_reduce_out", TORCH_FN(wrapper_scatter_value_reduce_out));
+  m.impl("scatter.value_reduce", TORCH_FN(wrapper_scatter_value_reduce));
+  m.impl("scatter_.value_reduce", TORCH_FN(wrapper_scatter__value_reduce));
+  m.impl("scatter_add.out", TORCH_FN(wrapper_scatter_add_out));
+  m.impl("scatter_add", TORCH_FN(wrapper_scatter_add));
+  m.impl("scatter_add_", TORCH_FN(wrapper_scatter_add_));
+  m.impl("scatter_reduce.two_out", TORCH_FN(wrapper_scatter_reduce_two_out));
+  m.impl("scatter_reduce.two", TORCH_FN(wrapper_scatter_reduce_two));
+  m.impl("scatter_reduce_.two", TORCH_FN(wrapper_scatter_reduce__two));
+  m.impl("masked_select.out", TORCH_FN(wrapper_masked_select_out));
+  m.impl("masked_select", TORCH_FN(wrapper_masked_select));
+  m.impl("masked_scatter_", TORCH_FN(wrapper_masked_scatter_));
+  m.impl("nonzero.out", TORCH_FN(wrapper_nonzero_out));
+  m.impl("nonzero", TORCH_FN(wrapper_nonzero));
+  m.impl("cat.out", TORCH_FN(wrapper_cat_out));
+  m.impl("cat", TORCH_FN(wrapper_cat));
+  m.impl("flip", TORCH_FN(wrapper_flip));
+  m.impl("roll", TORCH_FN(wrapper_roll));
+  m.impl("repeat", TORCH_FN(wrapper_repeat));
+  m.impl("tril.out", TORCH_FN(wrapper_tril_out));
+  m.impl("tril", TORCH_FN(wrapper_tril));
+  m.impl("tril_", TORCH_FN(wrapper_tril_));
+  m.impl("triu.out", TORCH_FN(wrapper_triu_out));
+  m.impl("triu", TORCH_FN(wrapper_triu));
+  m.impl("triu_", TORCH_FN(wrapper_triu_));
+  m.impl("tril_indices", TORCH_FN(wrapper_tril_indices));
+  m.impl("triu_indices", TORCH_FN(wrapper_triu_indices));
+  m.impl("unfold", TORCH_FN(wrapper_unfold));
+  m.impl("unfold_backward", TORCH_FN(wrapper_unfold_backward));
+  m.impl("cumsum.out", TORCH_FN(wrapper_cumsum_out));
+  m.impl("cumsum", TORCH_FN(wrapper_cumsum));
+  m.impl("cumsum_", TORCH_FN(wrapper_cumsum_));
+  m.impl("cumprod.out", TORCH_FN(wrapper_cumprod_out));
+  m.impl("cumprod", TORCH_FN(wrapper_cumprod));
+  m.impl("cumprod_", TORCH_FN(wrapper_cumprod_));
+  m.impl("sort.values_stable", TORCH_FN(wrapper_sort_values_stable));
+  m.impl("sort.stable", TORCH_FN(wrapper_sort_stable));
+  m.impl("topk.values", TORCH_FN(wrapper_topk_values));
+  m.impl("topk", TORCH_FN(wrapper_topk));
+  m.impl("all.all_out", TORCH_FN(wrapper_all_all_out));
+  m.impl("all", TORCH_FN(wrapper_all));
+  m.impl("all.out", TORCH_FN(wrapper_all_out));
+  m.impl("all.dim", TORCH_FN(wrapper_all_dim));
+  m.impl("all.dims_out", TORCH_FN(wrapper_all_dims_out));
+  m.impl("all.dims", TORCH_FN(wrapper_all_dims));
+  m.impl("any.all_out", TORCH_FN(wrapper_any_all_out));
+  m.impl("any", TORCH_FN(wrapper_any));
+  m.impl("any.out", TORCH_FN(wrapper_any_out));
+  m.impl("any.dim", TORCH_FN(wrapper_any_dim));
+  m.impl("any.dims_out", TORCH_FN(wrapper_any_dims_out));
+  m.impl("any.dims", TORCH_FN(wrapper_any_dims));
 }

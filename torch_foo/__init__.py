@@ -37,6 +37,12 @@ from torch_foo import fake_ops  # noqa: E402,F401  (registers the custom ops' fa
 if getattr(torch, "foo", None) is not device:
     torch._register_device_module("foo", device)
 
+# torch.compile: Dynamo's device interface and Inductor's refusal, once those are imported.
+from torch_foo import _compile  # noqa: E402
+from torch_foo._compile import InductorUnsupportedError  # noqa: E402,F401
+
+_compile.install()
+
 # generate_methods_for_privateuse1_backend raises if the methods exist already
 # (e.g. after importlib.reload), so add them only once.
 if not hasattr(torch.Tensor, "is_foo"):
@@ -87,6 +93,7 @@ def get_fallback_policy():
 
 
 __all__ = [
+    "InductorUnsupportedError",
     "device",
     "driver",
     "fallback_report",

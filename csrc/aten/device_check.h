@@ -19,17 +19,18 @@ inline void check_device(const char* op, const char* arg, const at::Tensor& t,
   }
   const c10::Device d = t.device();
   if (d.type() != c10::DeviceType::PrivateUse1) {
+    // Starts with PyTorch's own wording, which callers (and PyTorch's OpInfo error tests) match.
     TORCH_CHECK(cpu_scalar_ok && d.is_cpu() && t.dim() == 0, op,
-                ": expected all tensors on the foo device (a CPU tensor only as a 0-dim scalar), but argument '",
-                arg, "' is on ", d);
+                ": Expected all tensors to be on the same device, but argument '", arg, "' is on ", d,
+                " (foo ops take foo tensors; a CPU tensor only as a 0-dim scalar)");
     return;
   }
   if (!common.has_value()) {
     common = d;
     return;
   }
-  TORCH_CHECK(d == *common, op, ": expected all tensors on the same foo device, but argument '", arg,
-              "' is on ", d, " and an earlier argument on ", *common);
+  TORCH_CHECK(d == *common, op, ": Expected all tensors to be on the same device, but found at least two devices, ",
+              *common, " and ", d, "! (argument '", arg, "' is on ", d, ")");
 }
 
 inline void check_device(const char* op, const char* arg, const ::std::optional<at::Tensor>& t,

@@ -77,12 +77,13 @@ void check_devices(const std::string& name, const c10::OperatorHandle& op, const
   auto visit = [&](const at::Tensor& t, const std::string& arg) {
     if (!t.defined()) return;
     if (t.device().type() == c10::DeviceType::PrivateUse1) {
-      TORCH_CHECK(!foo_device || *foo_device == t.device(), name, ": expected all tensors on one foo device, but argument '",
-                  arg, "' is on ", t.device(), " and another on ", *foo_device);
+      TORCH_CHECK(!foo_device || *foo_device == t.device(), name,
+                  ": Expected all tensors to be on the same device, but found at least two devices, ", *foo_device,
+                  " and ", t.device(), "! (argument '", arg, "' is on ", t.device(), ")");
       foo_device = t.device();
     } else {
-      TORCH_CHECK(t.device().is_cpu() && t.dim() == 0, name, ": expected all tensors on the foo device, but argument '",
-                  arg, "' is on ", t.device());
+      TORCH_CHECK(t.device().is_cpu() && t.dim() == 0, name, ": Expected all tensors to be on the same device, but argument '",
+                  arg, "' is on ", t.device(), " (foo ops take foo tensors; a CPU tensor only as a 0-dim scalar)");
     }
   };
   for (size_t i = 0; i < num_args; ++i) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "kernels/launch_trace.h"
 #include "runtime/driver/launch_limits.h"
 
 #if defined(__CUDACC__)
@@ -42,11 +43,14 @@ namespace FOO_TARGET {
 // Both throw std::runtime_error naming the kernel when the configuration breaks a limit of
 // runtime/driver/launch_limits.h, and on sim queue the work asynchronously on `stream`: errors
 // inside the kernel surface at the next synchronize. `name` is copied.
+// While a profiler runs, both bracket the kernel with device timestamps (kernels/launch_trace.h);
+// otherwise that costs one relaxed atomic load.
 template <class... Params, class... Args>
 void launch(const char* name, void (*kernel)(Params...), dim3 grid, dim3 block, size_t shared_bytes,
             Stream stream, Args&&... args) {
-#if defined(__CUDACC__)
   const unsigned g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
+  const foo::kernels::launch_trace::LaunchScope traced(name, stream, g, b);
+#if defined(__CUDACC__)
   const std::string why = foo::runtime::launch_config_error(g, b, shared_bytes);
   if (!why.empty()) throw std::runtime_error(std::string(name) + ": invalid launch: " + why);
   kernel<<<grid, block, shared_bytes, static_cast<cudaStream_t>(stream)>>>(std::forward<Args>(args)...);
@@ -69,6 +73,8 @@ void launch_independent(const char* name, void (*kernel)(Params...), dim3 grid, 
 #if defined(__CUDACC__)
   launch(name, kernel, grid, block, 0, stream, std::forward<Args>(args)...);
 #else
+  const unsigned g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
+  const foo::kernels::launch_trace::LaunchScope traced(name, stream, g, b);
   try {
     foo::sim::launch_independent(name, kernel, grid, block, stream, std::forward<Args>(args)...);
   } catch (const std::invalid_argument& e) {
@@ -86,6 +92,14 @@ inline dim3 blocks_for(int64_t n, unsigned threads = 256) {
 inline dim3 capped_blocks_for(int64_t n, int64_t max_blocks, unsigned threads = 256) {
   const int64_t blocks = (n + threads - 1) / threads;
   return dim3(static_cast<unsigned>(blocks < max_blocks ? blocks : max_blocks));
+}
+
+// Threads per block of a grid-stride kernel over n elements: `threads`, or fewer whole warps when
+// n is small. A tiny op then launches few threads: on sim every emulated thread copies the
+// kernel's parameters (a geometry struct of a few KiB), which dominated small index/cat calls.
+inline unsigned threads_for(int64_t n, unsigned threads = 256) {
+  const int64_t warps = (n + 31) / 32;
+  return warps * 32 < static_cast<int64_t>(threads) ? static_cast<unsigned>(warps < 1 ? 32 : warps * 32) : threads;
 }
 
 }  // namespace FOO_TARGET

@@ -176,6 +176,14 @@ class CudaDriver final : public Driver {
     FOO_CUDA_CHECK(cudaStreamDestroy(S(h)));
   }
 
+  int stream_device(StreamHandle h) override {
+    std::lock_guard<std::mutex> lk(mu_);
+    auto it = stream_device_.find(h);
+    if (it == stream_device_.end())
+      throw DriverError("foo cuda: invalid or destroyed stream handle");
+    return it->second;
+  }
+
   void adopt_stream(StreamHandle h, int device) override {
     check_index(device);
     if (!h) throw DriverError("foo cuda: null stream handle");
@@ -391,14 +399,6 @@ class CudaDriver final : public Driver {
       throw DriverError("foo cuda: invalid device index " +
                         std::to_string(device) + " (" +
                         std::to_string(defaults_.size()) + " devices)");
-  }
-
-  int stream_device(StreamHandle h) {
-    std::lock_guard<std::mutex> lk(mu_);
-    auto it = stream_device_.find(h);
-    if (it == stream_device_.end())
-      throw DriverError("foo cuda: invalid or destroyed stream handle");
-    return it->second;
   }
 
   int event_device(EventHandle h) {

@@ -79,6 +79,7 @@ class Driver {
   virtual StreamHandle default_stream(int device) = 0;
   virtual StreamHandle create_stream(int device, int priority) = 0;
   virtual void destroy_stream(StreamHandle stream) = 0;
+  virtual int stream_device(StreamHandle stream) = 0;  // the device it runs on
   // Lets a stream made elsewhere (torch.foo.ExternalStream: another library's
   // cudaStream_t on cuda) be used with this driver; not owned, never destroyed.
   // Throws unless it is a stream of `device`. sim: only its own streams exist.

@@ -135,6 +135,7 @@ class SimDriver final : public Driver {
     // Drains and joins outside the lock when the last reference goes.
   }
 
+  int stream_device(StreamHandle h) override { return stream(h)->device(); }
   void adopt_stream(StreamHandle h, int device) override {
     check_device(device);
     if (stream(h)->device() != device)

@@ -27,6 +27,7 @@
 
 #include "kernels/kernel.h"
 #include "runtime/driver/driver.h"
+#include "runtime/driver/kernel_trace.h"
 
 using foo::kernels::Stream;
 using foo::kernels::FOO_TARGET::launch;
@@ -676,6 +677,59 @@ static void test_asynchrony() {
   CHECK(flag.read()[0] == 1);
 }
 
+// The profiler's device timing of launches (runtime/driver/kernel_trace.h, through the launch
+// API's hook kernels/launch_trace.h): only while a session
+// runs, only launches that queued work, each with its op's correlation id and device times on the
+// host's system clock.
+static void test_kernel_trace() {
+  namespace kt = foo::runtime::kernel_trace;
+#if defined(__CUDACC__)
+  const long long ticks = 40LL * 1000 * 1000;  // cycles: ~20 ms at 2 GHz
+#else
+  const long long ticks = 20LL * 1000 * 1000;  // ns
+#endif
+  Buffer<int> flag(1), out(256);
+  sync();
+  CHECK(!foo::kernels::launch_trace::enabled());
+  launch("emu::untraced", fill_index, dim3(1), dim3(32), 0, stream(), out.ptr);
+  kt::start();
+  CHECK(foo::kernels::launch_trace::enabled());
+  kt::push_correlation(7);
+  launch("emu::traced_spin", spin_then_flag, dim3(1), dim3(1), 0, stream(), ticks, flag.ptr);
+  kt::push_correlation(8);  // a nested op
+  launch_independent("emu::traced_fill", fill_index, dim3(2), dim3(128), stream(), out.ptr);
+  kt::pop_correlation();
+  CHECK_THROWS(launch("emu::traced_bad", fill_index, dim3(1), dim3(1025), 0, stream(), out.ptr), "1025");
+  kt::pop_correlation();
+  kt::stop();
+  launch("emu::after_stop", fill_index, dim3(1), dim3(32), 0, stream(), out.ptr);
+  std::vector<std::string> errors;
+  const auto records = kt::collect(&errors);
+  CHECK(errors.empty());
+  CHECK(records.size() == 2);
+  if (records.size() == 2) {
+    const auto& spin = records[0];
+    const auto& fill = records[1];
+    CHECK(spin.name == "emu::traced_spin" && fill.name == "emu::traced_fill");
+    CHECK(spin.correlation == 7 && fill.correlation == 8);
+    CHECK(spin.device == 0 && spin.stream == fill.stream);
+    CHECK(fill.grid[0] == 2 && fill.block[0] == 128 && fill.block[1] == 1);
+    const double spin_ms = (spin.end_ns - spin.start_ns) / 1e6;
+    CHECK(spin_ms >= 15.0 && spin_ms < 5000.0);  // the kernel's own time, measured on the device
+    CHECK(spin.end_ns <= fill.start_ns + 1000);  // in stream order (1 us of rounding)
+    CHECK(fill.start_ns <= fill.end_ns);
+    CHECK(spin.launch_begin_ns <= spin.launch_end_ns);
+    // Device times are on the host's clock: the kernel started after its launch began (give or
+    // take the anchor's error, far below the 5 ms allowed) and ended before collect() returned.
+    CHECK(spin.start_ns >= spin.launch_begin_ns - 5000000);
+    const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                            std::chrono::system_clock::now().time_since_epoch()).count();
+    CHECK(fill.end_ns <= now);
+  }
+  CHECK(kt::collect(&errors).empty());  // once
+  CHECK(flag.read()[0] == 1);
+}
+
 #if !defined(__CUDACC__)
 static void test_sim_errors() {
   Buffer<int> out(256);
@@ -826,6 +880,7 @@ int main(int argc, char** argv) {
   test_intrinsics();
   test_launch_validation();
   test_asynchrony();
+  test_kernel_trace();
 #if !defined(__CUDACC__)
   test_sim_errors();
 #endif

@@ -1,4 +1,4 @@
-// Build & run (from csrc/runtime/driver):  g++ -std=c++17 -O1 -pthread -I. tests/driver_test.cpp sim_driver.cpp sim_stream.cpp sim_memory.cpp driver_select.cpp cuda_driver.cpp -o /tmp/driver_test && /tmp/driver_test
+// Build & run (from csrc/runtime/driver):  g++ -std=c++17 -O1 -pthread -I. -I../.. tests/driver_test.cpp *.cpp -o /tmp/driver_test && /tmp/driver_test
 // Standalone test of the sim driver (no torch, no gtest): exits nonzero on
 // failure. Also run under -fsanitize=thread and -fsanitize=address.
 #include <atomic>

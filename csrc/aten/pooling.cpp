@@ -1,0 +1,231 @@
+// 2-d pooling: max_pool2d_with_indices, avg_pool2d, _adaptive_avg_pool2d, adaptive_max_pool2d and
+// their backward ops (kernels/pool.h). The structured ones run ATen's own meta functions for
+// checks and output shapes (aten/structured.h) and then an `*_impl` core that only launches,
+// taking the same arguments as ATen's TORCH_IMPL_FUNCs; _adaptive_avg_pool2d (not structured)
+// uses ATen's shape rules directly. 3-d inputs are one image; any layout is read and written
+// through strides (outputs follow the input's memory format, as the meta functions decide).
+#include <ATen/ATen.h>
+#include <ATen/native/AdaptivePooling.h>
+#include <ATen/ops/adaptive_max_pool2d_backward_meta.h>
+#include <ATen/ops/adaptive_max_pool2d_meta.h>
+#include <ATen/ops/avg_pool2d_backward_meta.h>
+#include <ATen/ops/avg_pool2d_meta.h>
+#include <ATen/ops/max_pool2d_with_indices_backward_meta.h>
+#include <ATen/ops/max_pool2d_with_indices_meta.h>
+
+#include "FooNativeFunctions.h"
+#include "aten/layout.h"
+#include "aten/structured.h"
+#include "kernels/pool.h"
+#include "runtime/stream.h"
+
+namespace foo::native {
+namespace {
+
+using foo::kernels::ImageRef;
+using foo::kernels::PoolArgs;
+using foo::kernels::PoolKind;
+
+// (n, c, h, w) strides of a 3-d ([C, H, W], one image) or 4-d tensor.
+ImageRef image_ref(const at::Tensor& t) {
+  if (!t.defined()) return {nullptr, 0, 0, 0, 0};
+  const int64_t o = t.dim() - 3;
+  return {t.data_ptr(), o ? t.stride(0) : 0, t.stride(o), t.stride(o + 1), t.stride(o + 2)};
+}
+
+bool channels_last(const at::Tensor& t) { return t.dim() == 4 && !t.is_contiguous() && t.is_contiguous(at::MemoryFormat::ChannelsLast); }
+
+// PoolArgs of input (n, c, in_h, in_w) and output (.., out_h, out_w) images; `walked` is the
+// tensor the kernel writes (output forward, input gradient backward).
+PoolArgs pool_args(PoolKind kind, const at::Tensor& input, const at::Tensor& output, const at::Tensor& indices,
+                   const at::Tensor& walked) {
+  PoolArgs a{};
+  a.kind = kind;
+  a.dtype = kernel_dtype(input.scalar_type());
+  const int64_t o = input.dim() - 3;
+  a.n = o ? input.size(0) : 1;
+  a.c = input.size(o);
+  a.in_h = input.size(o + 1);
+  a.in_w = input.size(o + 2);
+  a.out_h = output.size(o + 1);
+  a.out_w = output.size(o + 2);
+  a.input = image_ref(input);
+  a.output = image_ref(output);
+  a.indices = image_ref(indices);
+  a.channels_last = channels_last(walked);
+  return a;
+}
+
+void check_dtype(const char* op, const at::Tensor& t, bool integers = false) {
+  const auto s = t.scalar_type();
+  const bool ok = s == at::kFloat || s == at::kDouble || s == at::kHalf || s == at::kBFloat16 ||
+                  (integers && at::isIntegralType(s, /*includeBool=*/false));
+  TORCH_CHECK_NOT_IMPLEMENTED(ok, "\"", op, "\" not implemented for '", s, "'");
+}
+
+foo::kernels::Stream stream_of(const at::Tensor& t) { return foo::runtime::current_native_stream(t.device().index()); }
+
+// (first, second) of an int[2] argument given as one or two values; `empty` stands for an empty one.
+std::pair<int64_t, int64_t> pair_of(at::IntArrayRef v, std::pair<int64_t, int64_t> empty) {
+  if (v.empty()) return empty;
+  return {v[0], v.size() == 1 ? v[0] : v[1]};
+}
+
+void set_window(PoolArgs& a, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding,
+                at::IntArrayRef dilation) {
+  std::tie(a.kernel_h, a.kernel_w) = pair_of(kernel_size, {1, 1});
+  std::tie(a.stride_h, a.stride_w) = pair_of(stride, {a.kernel_h, a.kernel_w});
+  std::tie(a.pad_h, a.pad_w) = pair_of(padding, {0, 0});
+  std::tie(a.dilation_h, a.dilation_w) = pair_of(dilation, {1, 1});
+}
+
+// ---- cores: outputs allocated and shaped; launch only -------------------------------------------
+
+void max_pool2d_with_indices_impl(const at::Tensor& input, at::IntArrayRef kernel_size, at::IntArrayRef stride,
+                                  at::IntArrayRef padding, at::IntArrayRef dilation, const at::Tensor& output,
+                                  const at::Tensor& indices) {
+  check_dtype("max_pool2d_with_indices", input, /*integers=*/true);
+  PoolArgs a = pool_args(PoolKind::Max, input, output, indices, output);
+  set_window(a, kernel_size, stride, padding, dilation);
+  FOO_CALL_KERNEL(pool2d_forward, stream_of(input), a);
+}
+
+void max_pool2d_with_indices_backward_impl(const at::Tensor& grad_output, const at::Tensor& input,
+                                           at::IntArrayRef kernel_size, at::IntArrayRef stride,
+                                           at::IntArrayRef padding, at::IntArrayRef dilation,
+                                           const at::Tensor& indices, const at::Tensor& grad_input) {
+  check_dtype("max_pool2d_with_indices_backward", input);
+  PoolArgs a = pool_args(PoolKind::Max, grad_input, grad_output, indices, grad_input);
+  set_window(a, kernel_size, stride, padding, dilation);
+  FOO_CALL_KERNEL(pool2d_backward, stream_of(input), a);
+}
+
+void avg_pool2d_impl(const at::Tensor& input, int64_t kH, int64_t kW, int64_t dH, int64_t dW, int64_t padH,
+                     int64_t padW, bool count_include_pad, std::optional<int64_t> divisor_override,
+                     const at::Tensor& output) {
+  check_dtype("avg_pool2d", input);
+  PoolArgs a = pool_args(PoolKind::Avg, input, output, at::Tensor(), output);
+  set_window(a, {kH, kW}, {dH, dW}, {padH, padW}, {1, 1});
+  a.count_include_pad = count_include_pad;
+  a.divisor_override = divisor_override.value_or(0);
+  FOO_CALL_KERNEL(pool2d_forward, stream_of(input), a);
+}
+
+void avg_pool2d_backward_impl(const at::Tensor& grad_output, const at::Tensor& input, at::IntArrayRef kernel_size,
+                              at::IntArrayRef stride, at::IntArrayRef padding, bool count_include_pad,
+                              std::optional<int64_t> divisor_override, const at::Tensor& grad_input) {
+  check_dtype("avg_pool2d_backward", input);
+  PoolArgs a = pool_args(PoolKind::Avg, grad_input, grad_output, at::Tensor(), grad_input);
+  set_window(a, kernel_size, stride, padding, {1, 1});
+  a.count_include_pad = count_include_pad;
+  a.divisor_override = divisor_override.value_or(0);
+  FOO_CALL_KERNEL(pool2d_backward, stream_of(input), a);
+}
+
+void adaptive_pool_impl(PoolKind kind, const at::Tensor& input, const at::Tensor& output, const at::Tensor& indices) {
+  check_dtype(kind == PoolKind::AdaptiveMax ? "adaptive_max_pool2d" : "_adaptive_avg_pool2d", input);
+  FOO_CALL_KERNEL(pool2d_forward, stream_of(input), pool_args(kind, input, output, indices, output));
+}
+
+void adaptive_pool_backward_impl(PoolKind kind, const at::Tensor& grad_output, const at::Tensor& indices,
+                                 const at::Tensor& grad_input) {
+  check_dtype(kind == PoolKind::AdaptiveMax ? "adaptive_max_pool2d_backward" : "_adaptive_avg_pool2d_backward",
+              grad_input);
+  FOO_CALL_KERNEL(pool2d_backward, stream_of(grad_input), pool_args(kind, grad_input, grad_output, indices, grad_input));
+}
+
+}  // namespace
+
+// ---- manifest entries ---------------------------------------------------------------------------
+
+std::tuple<at::Tensor&, at::Tensor&> max_pool2d_with_indices_out(const at::Tensor& self, at::IntArrayRef kernel_size,
+                                                                  at::IntArrayRef stride, at::IntArrayRef padding,
+                                                                  at::IntArrayRef dilation, bool ceil_mode,
+                                                                  at::Tensor& out, at::Tensor& indices) {
+  StructuredOutputs<at::meta::structured_max_pool2d_with_indices, 2> meta({&out, &indices});
+  meta.meta(self, kernel_size, stride, padding, dilation, ceil_mode);
+  max_pool2d_with_indices_impl(self, kernel_size, stride, padding, dilation, out, indices);
+  return {out, indices};
+}
+
+at::Tensor& max_pool2d_with_indices_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
+                                                 at::IntArrayRef kernel_size, at::IntArrayRef stride,
+                                                 at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode,
+                                                 const at::Tensor& indices, at::Tensor& grad_input) {
+  StructuredOutputs<at::meta::structured_max_pool2d_with_indices_backward, 1> meta({&grad_input});
+  meta.meta(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+  max_pool2d_with_indices_backward_impl(grad_output, self, kernel_size, stride, padding, dilation, indices,
+                                        grad_input);
+  return grad_input;
+}
+
+at::Tensor& avg_pool2d_out(const at::Tensor& self, at::IntArrayRef kernel_size, at::IntArrayRef stride,
+                           at::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                           std::optional<int64_t> divisor_override, at::Tensor& out) {
+  StructuredOutputs<at::meta::structured_avg_pool2d, 1> meta({&out});
+  const auto p = meta.meta(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  avg_pool2d_impl(self, p.kH, p.kW, p.dH, p.dW, p.padH, p.padW, count_include_pad, divisor_override, out);
+  return out;
+}
+
+at::Tensor& avg_pool2d_backward_out(const at::Tensor& grad_output, const at::Tensor& self, at::IntArrayRef kernel_size,
+                                    at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode,
+                                    bool count_include_pad, std::optional<int64_t> divisor_override,
+                                    at::Tensor& grad_input) {
+  StructuredOutputs<at::meta::structured_avg_pool2d_backward, 1> meta({&grad_input});
+  meta.meta(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  avg_pool2d_backward_impl(grad_output, self, kernel_size, stride, padding, count_include_pad, divisor_override,
+                           grad_input);
+  return grad_input;
+}
+
+std::tuple<at::Tensor&, at::Tensor&> adaptive_max_pool2d_out(const at::Tensor& self, at::IntArrayRef output_size,
+                                                              at::Tensor& out, at::Tensor& indices) {
+  StructuredOutputs<at::meta::structured_adaptive_max_pool2d, 2> meta({&out, &indices});
+  meta.meta(self, output_size);
+  adaptive_pool_impl(PoolKind::AdaptiveMax, self, out, indices);
+  return {out, indices};
+}
+
+at::Tensor& adaptive_max_pool2d_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
+                                             const at::Tensor& indices, at::Tensor& grad_input) {
+  StructuredOutputs<at::meta::structured_adaptive_max_pool2d_backward, 1> meta({&grad_input});
+  meta.meta(grad_output, self, indices);
+  adaptive_pool_backward_impl(PoolKind::AdaptiveMax, grad_output, indices, grad_input);
+  return grad_input;
+}
+
+at::Tensor adaptive_avg_pool2d(const at::Tensor& self, at::IntArrayRef output_size) {
+  // The checks of ATen's adaptive_avg_pool2d_out_cpu_template.
+  TORCH_CHECK(output_size.size() == 2, "adaptive_avg_pool2d: output_size must be 2");
+  TORCH_CHECK(self.dim() == 3 || self.dim() == 4, "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got ",
+              self.sizes());
+  for (int64_t i = 1; i < self.dim(); ++i) {
+    TORCH_CHECK(self.size(i) > 0, "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch ",
+                "dimensions, but input has sizes ", self.sizes(), " with dimension ", i, " being empty");
+  }
+  TORCH_CHECK(output_size[0] >= 0 && output_size[1] >= 0, "adaptive_avg_pool2d: elements of output_size must be ",
+              "greater than or equal to 0 but received {", output_size[0], ", ", output_size[1], "}");
+  auto sizes = self.sizes().vec();
+  sizes[self.dim() - 2] = output_size[0];
+  sizes[self.dim() - 1] = output_size[1];
+  at::Tensor out = at::empty(sizes, self.options().memory_format(self.suggest_memory_format()));
+  adaptive_pool_impl(PoolKind::AdaptiveAvg, self, out, at::Tensor());
+  return out;
+}
+
+at::Tensor adaptive_avg_pool2d_backward(const at::Tensor& grad_output, const at::Tensor& self) {
+  at::native::adaptive_pool_empty_output_check(grad_output, "adaptive_avg_pool2d_backward");
+  TORCH_CHECK(self.dim() == grad_output.dim(), "adaptive_avg_pool2d_backward: expected grad_output of ", self.dim(),
+              " dims, but got ", grad_output.dim());
+  TORCH_CHECK(self.scalar_type() == grad_output.scalar_type(), "expected dtype ", self.scalar_type(),
+              " for `grad_output` but got dtype ", grad_output.scalar_type());
+  TORCH_CHECK(grad_output.sizes().slice(0, self.dim() - 2) == self.sizes().slice(0, self.dim() - 2),
+              "adaptive_avg_pool2d_backward: grad_output of shape ", grad_output.sizes(),
+              " does not match the batch and channels of self ", self.sizes());
+  at::Tensor grad_input = at::empty(self.sizes(), self.options().memory_format(self.suggest_memory_format()));
+  adaptive_pool_backward_impl(PoolKind::AdaptiveAvg, grad_output, at::Tensor(), grad_input);
+  return grad_input;
+}
+
+}  // namespace foo::native
