@@ -233,6 +233,26 @@ def test_complex_casts_and_fill(dtype):
         f * f  # an op no kernel computes names itself and the dtype
 
 
+@pytest.fixture
+def no_fallback():
+    torch_foo.reset_fallback_report()
+    yield
+    assert torch_foo.fallback_report() == {}
+
+
+@pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64, torch.complex128], ids=str)
+def test_data_movement_kernels_move_complex_elements(dtype, no_fallback):
+    """flip/roll/tril/repeat/cat/masked_select move elements as words of their size (complex128: 16 bytes)."""
+    c = torch.complex(torch.randn(3, 4), torch.randn(3, 4)).to(dtype)
+    f = c.to("foo")
+    for op in (lambda t: t.flip(0), lambda t: t.roll(1, 1), lambda t: t.t().tril(-1), lambda t: t.repeat(2, 1),
+               lambda t: torch.cat([t, t[:1]]), lambda t: torch.stack([t, t], 1),
+               lambda t: torch.masked_select(t, (torch.arange(4) % 3 == 0).to(t.device))):
+        got = op(f)
+        expected = op(c.to(torch.complex64)).to(dtype) if dtype == torch.complex32 else op(c)  # no CPU kernels for complex32
+        assert got.device.type == "foo" and same(got.cpu(), expected)
+
+
 @pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=str)
 def test_conjugate_and_negative_views_resolve_in_copies(dtype):
     c = torch.complex(torch.randn(4, 3), torch.randn(4, 3)).to(dtype)
