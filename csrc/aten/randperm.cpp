@@ -1,5 +1,5 @@
-// torch.randperm on foo (kernels/randperm.h): ATen's checks (n and the dtype's exact range), a
-// permutation drawn from the foo generator.
+// torch.randperm on foo (kernels/randperm.h): ATen's checks (n and the dtype's exact range), then
+// random keys from the foo generator sorted by foo's sort; the positions are the permutation.
 #include <ATen/ATen.h>
 #include <ATen/native/Resize.h>
 #include <ATen/native/TensorFactories.h>
@@ -17,16 +17,12 @@ at::Tensor& randperm_out(int64_t n, std::optional<at::Generator> generator, at::
   at::native::check_supported_max_int_with_precision(n, out);
   at::native::resize_output(out, {n});
   if (n == 0) return out;
-  int64_t padded = 1;
-  while (padded < n) padded *= 2;
-  auto keys = at::empty({padded}, out.options().dtype(at::kLong));  // uint64 bits
-  auto indices = at::empty({padded}, out.options().dtype(at::kLong));
-  auto target = out.is_contiguous() ? out : at::empty({n}, out.options());
+  auto keys = at::empty({n}, out.options().dtype(at::kLong));
   const auto state = reserve_philox(out.device().index(), std::move(generator), static_cast<uint64_t>(n));
-  FOO_CALL_KERNEL(randperm, current_kernel_stream(out), kernel_dtype(out.scalar_type()), n, state.seed, state.offset,
-                  static_cast<uint64_t*>(keys.mutable_data_ptr()), indices.mutable_data_ptr<int64_t>(),
-                  target.mutable_data_ptr());
-  if (!target.is_same(out)) out.copy_(target);
+  FOO_CALL_KERNEL(randperm_keys, current_kernel_stream(out), n, state.seed, state.offset,
+                  keys.mutable_data_ptr<int64_t>());
+  // foo's sort orders (key, position) pairs totally, so equal keys keep index order.
+  out.copy_(std::get<1>(at::sort(keys, /*stable=*/std::optional<bool>(true), /*dim=*/0)));
   return out;
 }
 
