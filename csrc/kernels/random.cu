@@ -79,24 +79,24 @@ __device__ inline void distribution_pair(const Uniforms& d, double a, double b, 
       v[0] = det_exp(v[0]);
       v[1] = det_exp(v[1]);
     }
-    return;
-  }
-  for (int k = 0; k < 2; ++k) {
-    const double u = d.u[k];
-    if constexpr (D == Distribution::Uniform) {
-      v[k] = add_rn(a, mul_rn(sub_rn(b, a), u));
-    } else if constexpr (D == Distribution::Exponential) {
-      double lg = det_log(1.0 - u);
-      if (lg > -half_eps) lg = -half_eps;
-      v[k] = div_rn(-lg, a);
-    } else if constexpr (D == Distribution::Cauchy) {
-      // sin and cos of pi * u; u == 0 (cot = inf) takes the smallest half-step instead.
-      double s, c;
-      det_sincos_2pi(u == 0.0 ? 0x1p-55 : u * 0.5, &s, &c);
-      v[k] = sub_rn(a, mul_rn(b, div_rn(c, s)));
-    } else {  // Geometric; a = log1p(-p) < 0
-      const double trials = ceil(div_rn(det_log(1.0 - u), a));
-      v[k] = trials < 1.0 ? 1.0 : trials;
+  } else {  // an else, not a return: nvcc warns of an unreachable loop otherwise
+    for (int k = 0; k < 2; ++k) {
+      const double u = d.u[k];
+      if constexpr (D == Distribution::Uniform) {
+        v[k] = add_rn(a, mul_rn(sub_rn(b, a), u));
+      } else if constexpr (D == Distribution::Exponential) {
+        double lg = det_log(1.0 - u);
+        if (lg > -half_eps) lg = -half_eps;
+        v[k] = div_rn(-lg, a);
+      } else if constexpr (D == Distribution::Cauchy) {
+        // sin and cos of pi * u; u == 0 (cot = inf) takes the smallest half-step instead.
+        double s, c;
+        det_sincos_2pi(u == 0.0 ? 0x1p-55 : u * 0.5, &s, &c);
+        v[k] = sub_rn(a, mul_rn(b, div_rn(c, s)));
+      } else {  // Geometric; a = log1p(-p) < 0
+        const double trials = ceil(div_rn(det_log(1.0 - u), a));
+        v[k] = trials < 1.0 ? 1.0 : trials;
+      }
     }
   }
 }
