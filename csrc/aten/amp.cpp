@@ -1,9 +1,10 @@
 // GradScaler's two device ops (kernels/amp.h), with the checks of CUDA's implementations.
 #include <ATen/ATen.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/layout.h"
 #include "kernels/amp.h"
+#include "native/amp_non_finite_check_and_unscale_.h"
+#include "native/amp_update_scale_.h"
 #include "runtime/stream.h"
 
 namespace foo::native {

@@ -3,9 +3,12 @@
 #include <ATen/ATen.h>
 #include <ATen/MemoryOverlap.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/random_common.h"
 #include "kernels/random.h"
+#include "native/bernoulli_float_.h"
+#include "native/bernoulli_out.h"
+#include "native/bernoulli_tensor_.h"
+#include "native/native_dropout.h"
 
 namespace foo::native {
 namespace {

@@ -3,7 +3,6 @@
 #include <ATen/ops/view_as_complex_native.h>
 #include <ATen/ops/view_as_real_native.h>
 
-#include "FooNativeFunctions.h"
 
 namespace foo::native {
 

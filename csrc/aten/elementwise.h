@@ -5,24 +5,11 @@
 
 #include <functional>
 
+#include "aten/kernel_dtype.h"
 #include "kernels/dispatch.h"
-#include "kernels/dtype.h"
 #include "kernels/geometry.h"
 
 namespace foo::native {
-
-inline foo::kernels::DType kernel_dtype(at::ScalarType t) { return static_cast<foo::kernels::DType>(t); }
-
-// Whether kernels compute dtype t (kernels/dtype.h's DType names it).
-inline bool has_kernel_dtype(at::ScalarType t) {
-  switch (t) {
-    case at::kByte: case at::kChar: case at::kShort: case at::kInt: case at::kLong:
-    case at::kHalf: case at::kFloat: case at::kDouble: case at::kBool: case at::kBFloat16:
-      return true;
-    default:
-      return false;
-  }
-}
 
 using ElementwiseLaunch = std::function<void(foo::kernels::Stream, const foo::kernels::ElementwiseGeometry&)>;
 

@@ -10,9 +10,10 @@
 #include <ATen/Version.h>
 #include <ATen/native/RangeUtils.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/layout.h"
 #include "kernels/factory.h"
+#include "native/arange_out.h"
+#include "native/linspace_out.h"
 #include "runtime/stream.h"
 
 namespace foo::native {

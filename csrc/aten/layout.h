@@ -6,6 +6,7 @@
 
 #include <ATen/ATen.h>
 
+#include "aten/kernel_dtype.h"
 #include "kernels/layout.h"
 
 namespace foo::native {
@@ -33,10 +34,8 @@ inline std::optional<foo::kernels::Layout> layout_of(const at::Tensor& t) {
   return layout;
 }
 
-inline foo::kernels::DType kernel_dtype(at::ScalarType t) { return static_cast<foo::kernels::DType>(t); }
-
-// Runs write(target, layout) on out in place, or through a contiguous temporary copied into out
-// when out's layout has too many dims for the kernels. Returns out.
+// Runs write(target, layout) on out in place, or, when out's layout has too many dims for the
+// kernels, on a contiguous temporary that is then copied into out. Returns out.
 template <typename Write>
 at::Tensor& write_in_place(at::Tensor& out, Write&& write) {
   if (auto layout = layout_of(out)) {

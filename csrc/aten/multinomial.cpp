@@ -3,9 +3,9 @@
 #include <ATen/ATen.h>
 #include <ATen/native/Resize.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/random_common.h"
 #include "kernels/multinomial.h"
+#include "native/multinomial_out.h"
 
 namespace foo::native {
 namespace {

@@ -11,9 +11,20 @@
 #include <ATen/MemoryOverlap.h>
 #include <ATen/native/DistributionTemplates.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/random_common.h"
 #include "kernels/random.h"
+#include "native/cauchy_.h"
+#include "native/exponential_.h"
+#include "native/geometric_.h"
+#include "native/log_normal_.h"
+#include "native/normal_.h"
+#include "native/normal_float_tensor_out.h"
+#include "native/normal_tensor_float_out.h"
+#include "native/normal_tensor_tensor_out.h"
+#include "native/random_.h"
+#include "native/random_from.h"
+#include "native/random_to.h"
+#include "native/uniform_.h"
 
 namespace foo::native {
 namespace {

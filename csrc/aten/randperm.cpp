@@ -4,9 +4,9 @@
 #include <ATen/native/Resize.h>
 #include <ATen/native/TensorFactories.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/random_common.h"
 #include "kernels/randperm.h"
+#include "native/randperm_out.h"
 
 namespace foo::native {
 

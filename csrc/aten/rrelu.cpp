@@ -5,9 +5,11 @@
 #include <ATen/ATen.h>
 #include <ATen/native/Resize.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/random_common.h"
 #include "kernels/random.h"
+#include "native/rrelu_with_noise.h"
+#include "native/rrelu_with_noise_.h"
+#include "native/rrelu_with_noise_out.h"
 
 namespace foo::native {
 namespace {

@@ -52,7 +52,7 @@ void amp_unscale(Stream stream, DType dtype, void* grad, const Layout& layout, i
     using T = typename decltype(tag)::type;
     if (n <= 0) return;
     launch_independent("_amp_foreach_non_finite_check_and_unscale_", unscale_kernel<T>,
-                       capped_blocks_for(n, kMaxBlocks, kThreads), dim3(kThreads), stream, static_cast<T*>(grad),
+                       blocks_for(n, kThreads, kMaxBlocks), dim3(kThreads), stream, static_cast<T*>(grad),
                        layout, n, found_inf, inv_scale);
   });
 }

@@ -145,7 +145,7 @@ __global__ void without_replacement_kernel(const T* probs, int64_t n_rows, int64
 }
 
 // A block per row (grid-stride past kMaxBlocks rows).
-dim3 grid_of(int64_t rows) { return capped_blocks_for(rows, kMaxBlocks, 1); }
+dim3 grid_of(int64_t rows) { return capped_grid(rows, kMaxBlocks); }
 
 }  // namespace
 
@@ -162,7 +162,7 @@ void multinomial(Stream stream, DType dtype, const void* probs, int64_t n_rows, 
     }
     launch("multinomial", running_sums_kernel<T>, grid_of(n_rows), dim3(kThreads), 0, stream, p, n_rows, n_cat,
            scratch, error);
-    launch_independent("multinomial", sample_kernel, capped_blocks_for(n_rows * n_sample, kMaxBlocks, kThreads),
+    launch_independent("multinomial", sample_kernel, blocks_for(n_rows * n_sample, kThreads, kMaxBlocks),
                        dim3(kThreads), stream, static_cast<const double*>(scratch), n_rows, n_cat, n_sample, seed,
                        offset, out);
   });

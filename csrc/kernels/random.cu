@@ -17,7 +17,7 @@ constexpr unsigned kThreads = 256;
 constexpr int64_t kMaxBlocks = 1024;
 
 // A thread per Philox counter (element pair).
-dim3 grid_for(int64_t n) { return capped_blocks_for((n + 1) / 2, kMaxBlocks, kThreads); }
+dim3 grid_for(int64_t n) { return blocks_for((n + 1) / 2, kThreads, kMaxBlocks); }
 
 // Calls f(i, k, draw) for the elements i < n of this thread's counters (grid-stride): element
 // i = 2g + k takes word pair k of counter g's draw; k == 0 comes first for each g.

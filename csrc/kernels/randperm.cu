@@ -23,7 +23,7 @@ __global__ void keys_kernel(int64_t n, uint64_t seed, uint64_t offset, int64_t* 
 
 void randperm_keys(Stream stream, int64_t n, uint64_t seed, uint64_t offset, int64_t* keys) {
   if (n <= 0) return;
-  launch_independent("randperm", keys_kernel, capped_blocks_for(n, kMaxBlocks, kThreads), dim3(kThreads), stream, n,
+  launch_independent("randperm", keys_kernel, blocks_for(n, kThreads, kMaxBlocks), dim3(kThreads), stream, n,
                      seed, offset, keys);
 }
 
