@@ -39,6 +39,8 @@
 #include "native/cat_out.h"
 #include "native/triu_indices.h"
 #include "native/unfold_backward.h"
+#include "native/thnn_fused_lstm_cell_backward_impl.h"
+#include "native/thnn_fused_gru_cell.h"
 
 namespace {
 
@@ -580,6 +582,28 @@ at::Tensor wrapper_unfold_backward(const at::Tensor & grad_in, c10::SymIntArrayR
   return foo::native::unfold_backward(grad_in, C10_AS_INTARRAYREF_SLOW(input_sizes), dim, size, step);
 }
 
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper__thnn_fused_lstm_cell_backward_impl(const ::std::optional<at::Tensor> & grad_hy, const ::std::optional<at::Tensor> & grad_cy, const at::Tensor & cx, const at::Tensor & cy, const at::Tensor & workspace, bool has_bias) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_thnn_fused_lstm_cell_backward_impl", "grad_hy", grad_hy, common_device_, false);
+  check_device("aten::_thnn_fused_lstm_cell_backward_impl", "grad_cy", grad_cy, common_device_, false);
+  check_device("aten::_thnn_fused_lstm_cell_backward_impl", "cx", cx, common_device_, false);
+  check_device("aten::_thnn_fused_lstm_cell_backward_impl", "cy", cy, common_device_, false);
+  check_device("aten::_thnn_fused_lstm_cell_backward_impl", "workspace", workspace, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::thnn_fused_lstm_cell_backward_impl(grad_hy, grad_cy, cx, cy, workspace, has_bias);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper__thnn_fused_gru_cell(const at::Tensor & input_gates, const at::Tensor & hidden_gates, const at::Tensor & hx, const ::std::optional<at::Tensor> & input_bias, const ::std::optional<at::Tensor> & hidden_bias) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_thnn_fused_gru_cell", "input_gates", input_gates, common_device_, false);
+  check_device("aten::_thnn_fused_gru_cell", "hidden_gates", hidden_gates, common_device_, false);
+  check_device("aten::_thnn_fused_gru_cell", "hx", hx, common_device_, false);
+  check_device("aten::_thnn_fused_gru_cell", "input_bias", input_bias, common_device_, false);
+  check_device("aten::_thnn_fused_gru_cell", "hidden_bias", hidden_bias, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::thnn_fused_gru_cell(input_gates, hidden_gates, hx, input_bias, hidden_bias);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -645,4 +669,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("cat", TORCH_FN(wrapper_cat));
   m.impl("triu_indices", TORCH_FN(wrapper_triu_indices));
   m.impl("unfold_backward", TORCH_FN(wrapper_unfold_backward));
+  m.impl("_thnn_fused_lstm_cell_backward_impl", TORCH_FN(wrapper__thnn_fused_lstm_cell_backward_impl));
+  m.impl("_thnn_fused_gru_cell", TORCH_FN(wrapper__thnn_fused_gru_cell));
 }

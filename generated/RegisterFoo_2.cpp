@@ -30,6 +30,7 @@
 #include "native/scatter_reduce_two_out.h"
 #include "native/nonzero_out.h"
 #include "native/cumsum_out.h"
+#include "native/thnn_fused_gru_cell_backward.h"
 
 namespace {
 
@@ -524,6 +525,14 @@ at::Tensor & wrapper_cumsum_(at::Tensor & self, int64_t dim, ::std::optional<at:
   return self;
 }
 
+::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor,at::Tensor> wrapper__thnn_fused_gru_cell_backward(const at::Tensor & grad_hy, const at::Tensor & workspace, bool has_bias) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_thnn_fused_gru_cell_backward", "grad_hy", grad_hy, common_device_, false);
+  check_device("aten::_thnn_fused_gru_cell_backward", "workspace", workspace, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::thnn_fused_gru_cell_backward(grad_hy, workspace, has_bias);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -580,4 +589,5 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("cumsum.out", TORCH_FN(wrapper_cumsum_out));
   m.impl("cumsum", TORCH_FN(wrapper_cumsum));
   m.impl("cumsum_", TORCH_FN(wrapper_cumsum_));
+  m.impl("_thnn_fused_gru_cell_backward", TORCH_FN(wrapper__thnn_fused_gru_cell_backward));
 }

@@ -23,6 +23,8 @@
 #include "native/tril_indices.h"
 #include "native/sort_stable_out.h"
 #include "native/all_all_out.h"
+#include "native/fused_sdp_choice.h"
+#include "native/scaled_dot_product_fused_attention_overrideable_backward.h"
 
 namespace {
 
@@ -404,6 +406,33 @@ at::Tensor wrapper_all(const at::Tensor & self) {
   return out;
 }
 
+int64_t wrapper__fused_sdp_choice(const at::Tensor & query, const at::Tensor & key, const at::Tensor & value, const ::std::optional<at::Tensor> & attn_mask, double dropout_p, bool is_causal, ::std::optional<double> scale, bool enable_gqa) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_fused_sdp_choice", "query", query, common_device_, false);
+  check_device("aten::_fused_sdp_choice", "key", key, common_device_, false);
+  check_device("aten::_fused_sdp_choice", "value", value, common_device_, false);
+  check_device("aten::_fused_sdp_choice", "attn_mask", attn_mask, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::fused_sdp_choice(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor> wrapper__scaled_dot_product_fused_attention_overrideable_backward(const at::Tensor & grad_out, const at::Tensor & query, const at::Tensor & key, const at::Tensor & value, const at::Tensor & attn_bias, ::std::array<bool,4> grad_input_mask, const at::Tensor & out, const at::Tensor & logsumexp, const at::Tensor & cum_seq_q, const at::Tensor & cum_seq_k, c10::SymInt max_q, c10::SymInt max_k, double dropout_p, bool is_causal, const at::Tensor & philox_seed, const at::Tensor & philox_offset, ::std::optional<double> scale) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_scaled_dot_product_fused_attention_overrideable_backward", "grad_out", grad_out, common_device_, false);
+  check_device("aten::_scaled_dot_product_fused_attention_overrideable_backward", "query", query, common_device_, false);
+  check_device("aten::_scaled_dot_product_fused_attention_overrideable_backward", "key", key, common_device_, false);
+  check_device("aten::_scaled_dot_product_fused_attention_overrideable_backward", "value", value, common_device_, false);
+  check_device("aten::_scaled_dot_product_fused_attention_overrideable_backward", "attn_bias", attn_bias, common_device_, false);
+  check_device("aten::_scaled_dot_product_fused_attention_overrideable_backward", "out", out, common_device_, false);
+  check_device("aten::_scaled_dot_product_fused_attention_overrideable_backward", "logsumexp", logsumexp, common_device_, false);
+  check_device("aten::_scaled_dot_product_fused_attention_overrideable_backward", "cum_seq_q", cum_seq_q, common_device_, false);
+  check_device("aten::_scaled_dot_product_fused_attention_overrideable_backward", "cum_seq_k", cum_seq_k, common_device_, false);
+  check_device("aten::_scaled_dot_product_fused_attention_overrideable_backward", "philox_seed", philox_seed, common_device_, false);
+  check_device("aten::_scaled_dot_product_fused_attention_overrideable_backward", "philox_offset", philox_offset, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::scaled_dot_product_fused_attention_overrideable_backward(grad_out, query, key, value, attn_bias, grad_input_mask, out, logsumexp, cum_seq_q, cum_seq_k, max_q.guard_int(__FILE__, __LINE__), max_k.guard_int(__FILE__, __LINE__), dropout_p, is_causal, philox_seed, philox_offset, scale);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -448,4 +477,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("sort.stable", TORCH_FN(wrapper_sort_stable));
   m.impl("all.all_out", TORCH_FN(wrapper_all_all_out));
   m.impl("all", TORCH_FN(wrapper_all));
+  m.impl("_fused_sdp_choice", TORCH_FN(wrapper__fused_sdp_choice));
+  m.impl("_scaled_dot_product_fused_attention_overrideable_backward", TORCH_FN(wrapper__scaled_dot_product_fused_attention_overrideable_backward));
 }

@@ -30,6 +30,7 @@
 #include "native/cumprod_out.h"
 #include "native/topk_out.h"
 #include "native/all_dims_out.h"
+#include "native/thnn_fused_lstm_cell.h"
 
 namespace {
 
@@ -448,6 +449,17 @@ at::Tensor wrapper_all_dims(const at::Tensor & self, at::OptionalIntArrayRef dim
   return out;
 }
 
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper__thnn_fused_lstm_cell(const at::Tensor & input_gates, const at::Tensor & hidden_gates, const at::Tensor & cx, const ::std::optional<at::Tensor> & input_bias, const ::std::optional<at::Tensor> & hidden_bias) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_thnn_fused_lstm_cell", "input_gates", input_gates, common_device_, false);
+  check_device("aten::_thnn_fused_lstm_cell", "hidden_gates", hidden_gates, common_device_, false);
+  check_device("aten::_thnn_fused_lstm_cell", "cx", cx, common_device_, false);
+  check_device("aten::_thnn_fused_lstm_cell", "input_bias", input_bias, common_device_, false);
+  check_device("aten::_thnn_fused_lstm_cell", "hidden_bias", hidden_bias, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::thnn_fused_lstm_cell(input_gates, hidden_gates, cx, input_bias, hidden_bias);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -499,4 +511,5 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("topk", TORCH_FN(wrapper_topk));
   m.impl("all.dims_out", TORCH_FN(wrapper_all_dims_out));
   m.impl("all.dims", TORCH_FN(wrapper_all_dims));
+  m.impl("_thnn_fused_lstm_cell", TORCH_FN(wrapper__thnn_fused_lstm_cell));
 }

@@ -40,6 +40,7 @@
 #include "native/index_select_out.h"
 #include "native/scatter_value_reduce_out.h"
 #include "native/all_dim_out.h"
+#include "native/scaled_dot_product_fused_attention_overrideable.h"
 
 namespace {
 
@@ -720,6 +721,16 @@ at::Tensor wrapper_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
   return out;
 }
 
+::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor,c10::SymInt,c10::SymInt,at::Tensor,at::Tensor,at::Tensor> wrapper__scaled_dot_product_fused_attention_overrideable(const at::Tensor & query, const at::Tensor & key, const at::Tensor & value, const ::std::optional<at::Tensor> & attn_bias, double dropout_p, bool is_causal, bool return_debug_mask, ::std::optional<double> scale) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_scaled_dot_product_fused_attention_overrideable", "query", query, common_device_, false);
+  check_device("aten::_scaled_dot_product_fused_attention_overrideable", "key", key, common_device_, false);
+  check_device("aten::_scaled_dot_product_fused_attention_overrideable", "value", value, common_device_, false);
+  check_device("aten::_scaled_dot_product_fused_attention_overrideable", "attn_bias", attn_bias, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::scaled_dot_product_fused_attention_overrideable(query, key, value, attn_bias, dropout_p, is_causal, return_debug_mask, scale);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -795,4 +806,5 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("scatter_.value_reduce", TORCH_FN(wrapper_scatter__value_reduce));
   m.impl("all.out", TORCH_FN(wrapper_all_out));
   m.impl("all.dim", TORCH_FN(wrapper_all_dim));
+  m.impl("_scaled_dot_product_fused_attention_overrideable", TORCH_FN(wrapper__scaled_dot_product_fused_attention_overrideable));
 }

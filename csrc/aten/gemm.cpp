@@ -7,6 +7,7 @@
 #include <ATen/native/Resize.h>
 
 #include "aten/kernel_dtype.h"
+#include "aten/pointwise.h"
 #include "kernels/gemm.h"
 #include "native/addmm_out.h"
 #include "native/addmv_out.h"
@@ -19,10 +20,11 @@ namespace foo::native {
 namespace {
 
 
+// The CPU's set: floating types and the integer types (accumulated exactly, wrapping); not bool.
 void check_supported_dtype(const char* op, at::ScalarType t) {
-  TORCH_CHECK_NOT_IMPLEMENTED(t == at::kFloat || t == at::kDouble || t == at::kHalf || t == at::kBFloat16, op,
+  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(t) || at::isIntegralType(t, /*includeBool=*/false), op,
                               ": foo has no kernel for dtype ", t,
-                              " (matrix products support float32, float64, float16 and bfloat16)");
+                              " (matrix products support floating and integer types)");
 }
 
 // As structured out= kernels check their out argument.
@@ -48,15 +50,22 @@ foo::kernels::MutableMatrixRef mutable_matrix_ref(const at::Tensor& t) {
   return {t.mutable_data_ptr(), d == 3 ? t.stride(0) : 0, t.stride(d - 2), t.stride(d - 1)};
 }
 
-double scalar_value(const at::Scalar& s, const char* op, const char* name) {
+// alpha or beta as the kernel reads it: converted to the opmath type of `dtype` as the CPU does
+// (Scalar::to, with its overflow errors, e.g. beta=300 for int8).
+struct GemmScalar {
+  foo::kernels::ScalarArg arg;
+  bool nonzero;
+};
+
+GemmScalar gemm_scalar(const at::Scalar& s, at::ScalarType dtype, const char* op, const char* name) {
   TORCH_CHECK(!s.isComplex(), op, ": foo does not support a complex ", name);
-  return s.toDouble();
+  return {scalar_arg(s, opmath_dtype(dtype)), s.toDouble() != 0.0};
 }
 
 // result = alpha * a @ b + beta * c over batches (a: [B,]M,K; b: [B,]K,N; c broadcast to out's
 // shape or undefined when beta == 0); out already has its final shape and dtype.
-void run_gemm(const at::Tensor& a, const at::Tensor& b, const at::Tensor& c, double alpha, double beta,
-              at::Tensor& out) {
+void run_gemm(const at::Tensor& a, const at::Tensor& b, const at::Tensor& c, const at::Scalar& alpha,
+              const at::Scalar& beta, at::Tensor& out) {
   if (out.numel() == 0) return;
   at::assert_no_internal_overlap(out);
   const bool in_place_c = c.defined() && c.is_same(out);
@@ -71,11 +80,14 @@ void run_gemm(const at::Tensor& a, const at::Tensor& b, const at::Tensor& c, dou
   args.m = out.size(-2);
   args.n = out.size(-1);
   args.k = a.size(-1);
-  args.alpha = alpha;
-  args.beta = beta;
+  const auto alpha_arg = gemm_scalar(alpha, out.scalar_type(), "gemm", "alpha");
+  const auto beta_arg = gemm_scalar(beta, out.scalar_type(), "gemm", "beta");
+  args.alpha = alpha_arg.arg;
+  args.beta = beta_arg.arg;
+  args.use_c = beta_arg.nonzero;
   args.a = matrix_ref(a);
   args.b = matrix_ref(b);
-  args.c = beta != 0.0 ? matrix_ref(c) : foo::kernels::MatrixRef{nullptr, 0, 0, 0};
+  args.c = args.use_c ? matrix_ref(c) : foo::kernels::MatrixRef{nullptr, 0, 0, 0};
   args.d = mutable_matrix_ref(target);
   FOO_CALL_KERNEL(gemm, foo::runtime::current_native_stream(out.device().index()), args);
   if (!target.is_same(out)) out.copy_(target);
@@ -83,8 +95,8 @@ void run_gemm(const at::Tensor& a, const at::Tensor& b, const at::Tensor& c, dou
 
 // y = alpha * a @ x + beta * c (a: M,K; x: K; c broadcast to [M] or undefined when beta == 0;
 // out: M elements, 0-d or 1-D).
-void run_gemv(const at::Tensor& a, const at::Tensor& x, const at::Tensor& c, double alpha, double beta,
-              at::Tensor& out) {
+void run_gemv(const at::Tensor& a, const at::Tensor& x, const at::Tensor& c, const at::Scalar& alpha,
+              const at::Scalar& beta, at::Tensor& out) {
   if (out.numel() == 0) return;
   at::assert_no_internal_overlap(out);
   const bool in_place_c = c.defined() && c.is_same(out);
@@ -96,14 +108,17 @@ void run_gemv(const at::Tensor& a, const at::Tensor& x, const at::Tensor& c, dou
   args.dtype = kernel_dtype(out.scalar_type());
   args.m = out.numel();
   args.k = a.size(1);
-  args.alpha = alpha;
-  args.beta = beta;
+  const auto alpha_arg = gemm_scalar(alpha, out.scalar_type(), "gemv", "alpha");
+  const auto beta_arg = gemm_scalar(beta, out.scalar_type(), "gemv", "beta");
+  args.alpha = alpha_arg.arg;
+  args.beta = beta_arg.arg;
+  args.use_c = beta_arg.nonzero;
   args.a = a.const_data_ptr();
   args.a_row_stride = a.stride(0);
   args.a_col_stride = a.stride(1);
   args.x = x.const_data_ptr();
   args.x_stride = x.stride(0);
-  if (beta != 0.0) {
+  if (args.use_c) {
     args.c = c.const_data_ptr();
     args.c_stride = c.dim() == 0 ? 0 : c.stride(0);
   }
@@ -176,12 +191,12 @@ at::Tensor& addmm_out(const at::Tensor& self, const at::Tensor& mat1, const at::
   check_supported_dtype("addmm", self.scalar_type());
   const std::vector<int64_t> sizes{mat1.size(0), mat2.size(1)};
   check_in_place_shape(self, out, sizes);
-  const double beta_v = scalar_value(beta, "addmm", "beta");
-  const double alpha_v = scalar_value(alpha, "addmm", "alpha");
+  const bool use_c = gemm_scalar(beta, self.scalar_type(), "addmm", "beta").nonzero;
+  gemm_scalar(alpha, self.scalar_type(), "addmm", "alpha");  // its errors before any allocation
   // Broadcast self ([N], [1, N], [M, 1], a scalar, ...) to [M, N]: stride 0, no copy.
   const at::Tensor c = self.expand(sizes);
   prepare_out(out, sizes, mat1.options());
-  run_gemm(mat1, mat2, beta_v != 0.0 ? (out.is_same(self) ? out : c) : at::Tensor(), alpha_v, beta_v, out);
+  run_gemm(mat1, mat2, use_c ? (out.is_same(self) ? out : c) : at::Tensor(), alpha, beta, out);
   return out;
 }
 
@@ -198,18 +213,18 @@ at::Tensor& addmv_out(const at::Tensor& self, const at::Tensor& mat, const at::T
   check_supported_dtype("addmv", self.scalar_type());
   const std::vector<int64_t> sizes{mat.size(0)};
   check_in_place_shape(self, out, sizes);
-  const double beta_v = scalar_value(beta, "addmv", "beta");
-  const double alpha_v = scalar_value(alpha, "addmv", "alpha");
-  if (mat.numel() == 0 && beta_v != 0.0) {
+  const bool use_c = gemm_scalar(beta, self.scalar_type(), "addmv", "beta").nonzero;
+  gemm_scalar(alpha, self.scalar_type(), "addmv", "alpha");  // its errors before any allocation
+  if (mat.numel() == 0 && use_c) {
     // As the CPU and CUDA kernels do, an empty matrix gives beta * self in self's own shape
     // (not broadcast to [M]: e.g. self of shape [1] and mat [4, 0] give a [1] result).
     prepare_out(out, self.sizes(), mat.options());
-    run_gemv(mat.new_empty({self.numel(), 0}), vec, out.is_same(self) ? out : self.reshape({-1}), alpha_v, beta_v, out);
+    run_gemv(mat.new_empty({self.numel(), 0}), vec, out.is_same(self) ? out : self.reshape({-1}), alpha, beta, out);
     return out;
   }
   const at::Tensor c = self.expand(sizes);
   prepare_out(out, sizes, mat.options());
-  run_gemv(mat, vec, beta_v != 0.0 ? (out.is_same(self) ? out : c) : at::Tensor(), alpha_v, beta_v, out);
+  run_gemv(mat, vec, use_c ? (out.is_same(self) ? out : c) : at::Tensor(), alpha, beta, out);
   return out;
 }
 
