@@ -7,6 +7,8 @@
 #include "aten/device_check.h"
 #include "native/copy_from_and_resize.h"
 #include "native/local_scalar_dense.h"
+#include "native/random_to.h"
+#include "native/normal_tensor_tensor_out.h"
 #include "native/amin_out.h"
 #include "native/var_out.h"
 #include "native/native_group_norm.h"
@@ -656,6 +658,32 @@ at::Scalar wrapper__local_scalar_dense(const at::Tensor & self) {
   return foo::native::local_scalar_dense(self);
 }
 
+at::Tensor & wrapper_random__to(at::Tensor & self, int64_t to, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::random_.to", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::random_to(self, to, generator);
+}
+
+at::Tensor & wrapper_normal_Tensor_Tensor_out(const at::Tensor & mean, const at::Tensor & std, ::std::optional<at::Generator> generator, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::normal.Tensor_Tensor_out", "mean", mean, common_device_, false);
+  check_device("aten::normal.Tensor_Tensor_out", "std", std, common_device_, false);
+  check_device("aten::normal.Tensor_Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::normal_tensor_tensor_out(mean, std, generator, out);
+}
+
+at::Tensor wrapper_normal_Tensor_Tensor(const at::Tensor & mean, const at::Tensor & std, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::normal.Tensor_Tensor", "mean", mean, common_device_, false);
+  check_device("aten::normal.Tensor_Tensor", "std", std, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::normal_tensor_tensor_out(mean, std, generator, out);
+  return out;
+}
+
 at::Tensor & wrapper_amin_out(const at::Tensor & self, at::IntArrayRef dim, bool keepdim, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::amin.out", "self", self, common_device_, false);
@@ -816,6 +844,9 @@ at::Tensor wrapper_any_dims(const at::Tensor & self, at::OptionalIntArrayRef dim
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_copy_from_and_resize", TORCH_FN(wrapper__copy_from_and_resize));
   m.impl("_local_scalar_dense", TORCH_FN(wrapper__local_scalar_dense));
+  m.impl("random_.to", TORCH_FN(wrapper_random__to));
+  m.impl("normal.Tensor_Tensor_out", TORCH_FN(wrapper_normal_Tensor_Tensor_out));
+  m.impl("normal.Tensor_Tensor", TORCH_FN(wrapper_normal_Tensor_Tensor));
   m.impl("amin.out", TORCH_FN(wrapper_amin_out));
   m.impl("amin", TORCH_FN(wrapper_amin));
   m.impl("var.correction_out", TORCH_FN(wrapper_var_correction_out));

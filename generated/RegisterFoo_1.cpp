@@ -8,6 +8,12 @@
 #include "native/normal_.h"
 #include "native/bernoulli_float_.h"
 #include "native/bernoulli_tensor_.h"
+#include "native/cauchy_.h"
+#include "native/geometric_.h"
+#include "native/random_.h"
+#include "native/random_from.h"
+#include "native/view_as_real.h"
+#include "native/amp_update_scale_.h"
 #include "native/fill_scalar.h"
 #include "native/zero_.h"
 #include "native/log_softmax_backward_data_out.h"
@@ -1042,6 +1048,50 @@ at::Tensor & wrapper_bernoulli__Tensor(at::Tensor & self, const at::Tensor & p, 
   return foo::native::bernoulli_tensor_(self, p, generator);
 }
 
+at::Tensor & wrapper_cauchy_(at::Tensor & self, double median, double sigma, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cauchy_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::cauchy_(self, median, sigma, generator);
+}
+
+at::Tensor & wrapper_geometric_(at::Tensor & self, double p, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::geometric_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::geometric_(self, p, generator);
+}
+
+at::Tensor & wrapper_random_(at::Tensor & self, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::random_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::random_(self, generator);
+}
+
+at::Tensor & wrapper_random__from(at::Tensor & self, int64_t from, ::std::optional<int64_t> to, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::random_.from", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::random_from(self, from, to, generator);
+}
+
+at::Tensor wrapper_view_as_real(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::view_as_real", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::view_as_real(self);
+}
+
+at::Tensor & wrapper__amp_update_scale_(at::Tensor & self, at::Tensor & growth_tracker, const at::Tensor & found_inf, double scale_growth_factor, double scale_backoff_factor, int64_t growth_interval) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_amp_update_scale_", "self", self, common_device_, false);
+  check_device("aten::_amp_update_scale_", "growth_tracker", growth_tracker, common_device_, false);
+  check_device("aten::_amp_update_scale_", "found_inf", found_inf, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::amp_update_scale_(self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval);
+}
+
 at::Tensor & wrapper_fill__Scalar(at::Tensor & self, const at::Scalar & value) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::fill_.Scalar", "self", self, common_device_, false);
@@ -1300,6 +1350,12 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("normal_", TORCH_FN(wrapper_normal_));
   m.impl("bernoulli_.float", TORCH_FN(wrapper_bernoulli__float));
   m.impl("bernoulli_.Tensor", TORCH_FN(wrapper_bernoulli__Tensor));
+  m.impl("cauchy_", TORCH_FN(wrapper_cauchy_));
+  m.impl("geometric_", TORCH_FN(wrapper_geometric_));
+  m.impl("random_", TORCH_FN(wrapper_random_));
+  m.impl("random_.from", TORCH_FN(wrapper_random__from));
+  m.impl("view_as_real", TORCH_FN(wrapper_view_as_real));
+  m.impl("_amp_update_scale_", TORCH_FN(wrapper__amp_update_scale_));
   m.impl("fill_.Scalar", TORCH_FN(wrapper_fill__Scalar));
   m.impl("zero_", TORCH_FN(wrapper_zero_));
   m.impl("_log_softmax_backward_data.out", TORCH_FN(wrapper__log_softmax_backward_data_out));

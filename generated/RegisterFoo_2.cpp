@@ -10,6 +10,7 @@
 #include "native/set_empty.h"
 #include "native/record_stream.h"
 #include "native/native_dropout.h"
+#include "native/exponential_.h"
 #include "native/addmv_out.h"
 #include "native/min_dim_out.h"
 #include "native/argmax_out.h"
@@ -839,6 +840,13 @@ void wrapper_record_stream(at::Tensor & self, at::Stream s) {
   return foo::native::native_dropout(input, p, train);
 }
 
+at::Tensor & wrapper_exponential_(at::Tensor & self, double lambd, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::exponential_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::exponential_(self, lambd, generator);
+}
+
 at::Tensor & wrapper_addmv_out(const at::Tensor & self, const at::Tensor & mat, const at::Tensor & vec, const at::Scalar & beta, const at::Scalar & alpha, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::addmv.out", "self", self, common_device_, false);
@@ -1060,6 +1068,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("set_", TORCH_FN(wrapper_set_));
   m.impl("record_stream", TORCH_FN(wrapper_record_stream));
   m.impl("native_dropout", TORCH_FN(wrapper_native_dropout));
+  m.impl("exponential_", TORCH_FN(wrapper_exponential_));
   m.impl("addmv.out", TORCH_FN(wrapper_addmv_out));
   m.impl("addmv", TORCH_FN(wrapper_addmv));
   m.impl("addmv_", TORCH_FN(wrapper_addmv_));

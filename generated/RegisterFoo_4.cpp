@@ -8,6 +8,9 @@
 #include "native/empty_strided.h"
 #include "native/copy_from.h"
 #include "native/bernoulli_out.h"
+#include "native/normal_tensor_float_out.h"
+#include "native/rrelu_with_noise_out.h"
+#include "native/randperm_out.h"
 #include "native/fill_tensor.h"
 #include "native/softmax_out.h"
 #include "native/log_softmax_out.h"
@@ -918,6 +921,39 @@ at::Tensor wrapper_bernoulli(const at::Tensor & self, ::std::optional<at::Genera
   return out;
 }
 
+at::Tensor & wrapper_normal_Tensor_float_out(const at::Tensor & mean, double std, ::std::optional<at::Generator> generator, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::normal.Tensor_float_out", "mean", mean, common_device_, false);
+  check_device("aten::normal.Tensor_float_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::normal_tensor_float_out(mean, std, generator, out);
+}
+
+at::Tensor wrapper_normal_Tensor_float(const at::Tensor & mean, double std, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::normal.Tensor_float", "mean", mean, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::normal_tensor_float_out(mean, std, generator, out);
+  return out;
+}
+
+at::Tensor & wrapper_rrelu_with_noise_out(const at::Tensor & self, at::Tensor & noise, const at::Scalar & lower, const at::Scalar & upper, bool training, ::std::optional<at::Generator> generator, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::rrelu_with_noise.out", "self", self, common_device_, false);
+  check_device("aten::rrelu_with_noise.out", "noise", noise, common_device_, false);
+  check_device("aten::rrelu_with_noise.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::rrelu_with_noise_out(self, noise, lower, upper, training, generator, out);
+}
+
+at::Tensor & wrapper_randperm_generator_out(c10::SymInt n, ::std::optional<at::Generator> generator, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::randperm.generator_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::randperm_out(n.guard_int(__FILE__, __LINE__), generator, out);
+}
+
 at::Tensor & wrapper_fill__Tensor(at::Tensor & self, const at::Tensor & value) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::fill_.Tensor", "self", self, common_device_, false);
@@ -1156,6 +1192,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_copy_from", TORCH_FN(wrapper__copy_from));
   m.impl("bernoulli.out", TORCH_FN(wrapper_bernoulli_out));
   m.impl("bernoulli", TORCH_FN(wrapper_bernoulli));
+  m.impl("normal.Tensor_float_out", TORCH_FN(wrapper_normal_Tensor_float_out));
+  m.impl("normal.Tensor_float", TORCH_FN(wrapper_normal_Tensor_float));
+  m.impl("rrelu_with_noise.out", TORCH_FN(wrapper_rrelu_with_noise_out));
+  m.impl("randperm.generator_out", TORCH_FN(wrapper_randperm_generator_out));
   m.impl("fill_.Tensor", TORCH_FN(wrapper_fill__Tensor));
   m.impl("_softmax.out", TORCH_FN(wrapper__softmax_out));
   m.impl("_softmax", TORCH_FN(wrapper__softmax));

@@ -6,6 +6,8 @@
 
 #include "aten/device_check.h"
 #include "native/reshape_alias.h"
+#include "native/rrelu_with_noise.h"
+#include "native/multinomial_out.h"
 #include "native/bmm_out.h"
 #include "native/mean_out.h"
 #include "native/max_dim_out.h"
@@ -1024,6 +1026,31 @@ at::Tensor wrapper__reshape_alias(const at::Tensor & self, c10::SymIntArrayRef s
   return foo::native::reshape_alias(self, C10_AS_INTARRAYREF_SLOW(size), C10_AS_INTARRAYREF_SLOW(stride));
 }
 
+at::Tensor wrapper_rrelu_with_noise(const at::Tensor & self, at::Tensor & noise, const at::Scalar & lower, const at::Scalar & upper, bool training, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::rrelu_with_noise", "self", self, common_device_, false);
+  check_device("aten::rrelu_with_noise", "noise", noise, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::rrelu_with_noise(self, noise, lower, upper, training, generator);
+}
+
+at::Tensor & wrapper_multinomial_out(const at::Tensor & self, c10::SymInt num_samples, bool replacement, ::std::optional<at::Generator> generator, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::multinomial.out", "self", self, common_device_, false);
+  check_device("aten::multinomial.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::multinomial_out(self, num_samples.guard_int(__FILE__, __LINE__), replacement, generator, out);
+}
+
+at::Tensor wrapper_multinomial(const at::Tensor & self, c10::SymInt num_samples, bool replacement, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::multinomial", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::multinomial_out(self, num_samples.guard_int(__FILE__, __LINE__), replacement, generator, out);
+  return out;
+}
+
 at::Tensor & wrapper_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::bmm.out", "self", self, common_device_, false);
@@ -1276,6 +1303,9 @@ at::Tensor wrapper_all_dims(const at::Tensor & self, at::OptionalIntArrayRef dim
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_reshape_alias", TORCH_FN(wrapper__reshape_alias));
+  m.impl("rrelu_with_noise", TORCH_FN(wrapper_rrelu_with_noise));
+  m.impl("multinomial.out", TORCH_FN(wrapper_multinomial_out));
+  m.impl("multinomial", TORCH_FN(wrapper_multinomial));
   m.impl("bmm.out", TORCH_FN(wrapper_bmm_out));
   m.impl("bmm", TORCH_FN(wrapper_bmm));
   m.impl("mean.out", TORCH_FN(wrapper_mean_out));

@@ -8,6 +8,9 @@
 #include "native/view.h"
 #include "native/set_source_storage_offset.h"
 #include "native/uniform_.h"
+#include "native/log_normal_.h"
+#include "native/normal_float_tensor_out.h"
+#include "native/amp_non_finite_check_and_unscale_.h"
 #include "native/arange_out.h"
 #include "native/nll_loss2d_backward_out.h"
 #include "native/convolution_overrideable.h"
@@ -240,6 +243,39 @@ at::Tensor & wrapper_uniform_(at::Tensor & self, double from, double to, ::std::
   return foo::native::uniform_(self, from, to, generator);
 }
 
+at::Tensor & wrapper_log_normal_(at::Tensor & self, double mean, double std, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::log_normal_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::log_normal_(self, mean, std, generator);
+}
+
+at::Tensor & wrapper_normal_float_Tensor_out(double mean, const at::Tensor & std, ::std::optional<at::Generator> generator, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::normal.float_Tensor_out", "std", std, common_device_, false);
+  check_device("aten::normal.float_Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::normal_float_tensor_out(mean, std, generator, out);
+}
+
+at::Tensor wrapper_normal_float_Tensor(double mean, const at::Tensor & std, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::normal.float_Tensor", "std", std, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::normal_float_tensor_out(mean, std, generator, out);
+  return out;
+}
+
+void wrapper__amp_foreach_non_finite_check_and_unscale_(at::TensorList self, at::Tensor & found_inf, const at::Tensor & inv_scale) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_amp_foreach_non_finite_check_and_unscale_", "self", self, common_device_, false);
+  check_device("aten::_amp_foreach_non_finite_check_and_unscale_", "found_inf", found_inf, common_device_, false);
+  check_device("aten::_amp_foreach_non_finite_check_and_unscale_", "inv_scale", inv_scale, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::amp_non_finite_check_and_unscale_(self, found_inf, inv_scale);
+}
+
 at::Tensor & wrapper_arange_start_out(const at::Scalar & start, const at::Scalar & end, const at::Scalar & step, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::arange.start_out", "out", out, common_device_, false);
@@ -361,6 +397,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("view", TORCH_FN(wrapper_view));
   m.impl("set_.source_Storage_storage_offset", TORCH_FN(wrapper_set__source_Storage_storage_offset));
   m.impl("uniform_", TORCH_FN(wrapper_uniform_));
+  m.impl("log_normal_", TORCH_FN(wrapper_log_normal_));
+  m.impl("normal.float_Tensor_out", TORCH_FN(wrapper_normal_float_Tensor_out));
+  m.impl("normal.float_Tensor", TORCH_FN(wrapper_normal_float_Tensor));
+  m.impl("_amp_foreach_non_finite_check_and_unscale_", TORCH_FN(wrapper__amp_foreach_non_finite_check_and_unscale_));
   m.impl("arange.start_out", TORCH_FN(wrapper_arange_start_out));
   m.impl("nll_loss2d_backward.grad_input", TORCH_FN(wrapper_nll_loss2d_backward_grad_input));
   m.impl("nll_loss2d_backward", TORCH_FN(wrapper_nll_loss2d_backward));

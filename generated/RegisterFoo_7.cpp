@@ -7,6 +7,8 @@
 #include "aten/device_check.h"
 #include "native/empty_memory_format.h"
 #include "native/set_source_storage.h"
+#include "native/rrelu_with_noise_.h"
+#include "native/view_as_complex.h"
 #include "native/linspace_out.h"
 #include "native/nll_loss_forward_out.h"
 #include "native/nll_loss_backward_out.h"
@@ -661,6 +663,21 @@ at::Tensor & wrapper_set__source_Storage(at::Tensor & self, at::Storage source) 
   return foo::native::set_source_storage(self, source);
 }
 
+at::Tensor & wrapper_rrelu_with_noise_(at::Tensor & self, at::Tensor & noise, const at::Scalar & lower, const at::Scalar & upper, bool training, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::rrelu_with_noise_", "self", self, common_device_, false);
+  check_device("aten::rrelu_with_noise_", "noise", noise, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::rrelu_with_noise_(self, noise, lower, upper, training, generator);
+}
+
+at::Tensor wrapper_view_as_complex(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::view_as_complex", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::view_as_complex(self);
+}
+
 at::Tensor & wrapper_linspace_out(const at::Scalar & start, const at::Scalar & end, int64_t steps, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::linspace.out", "out", out, common_device_, false);
@@ -951,6 +968,8 @@ at::Tensor wrapper_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("empty.memory_format", TORCH_FN(wrapper_empty_memory_format));
   m.impl("set_.source_Storage", TORCH_FN(wrapper_set__source_Storage));
+  m.impl("rrelu_with_noise_", TORCH_FN(wrapper_rrelu_with_noise_));
+  m.impl("view_as_complex", TORCH_FN(wrapper_view_as_complex));
   m.impl("linspace.out", TORCH_FN(wrapper_linspace_out));
   m.impl("nll_loss_forward.output", TORCH_FN(wrapper_nll_loss_forward_output));
   m.impl("nll_loss_forward", TORCH_FN(wrapper_nll_loss_forward));
