@@ -1,11 +1,28 @@
 #include "sim_stream.h"
 
+#ifdef __linux__
+#include <sched.h>
+#endif
+
 #include "driver.h"
 
 namespace foo::runtime::sim {
 namespace {
 thread_local SimStream* t_current = nullptr;
+
+// The worker runs as SCHED_BATCH: waking it then never preempts the thread that queued the work.
+// Without this, each launch onto an idle stream (a tiny op finishes before the host queues the
+// next) made the kernel switch the host thread out for the woken worker at the futex call, and
+// that switch was a quarter of a tiny op's host time on the 2-core CI machine
+// (docs/performance.md). The worker still gets its fair share of the CPU; only wake-up
+// preemption is off.
+void lower_wakeup_priority() {
+#ifdef __linux__
+  sched_param param{};
+  sched_setscheduler(0, SCHED_BATCH, &param);  // best effort: a failure leaves SCHED_OTHER
+#endif
 }
+}  // namespace
 
 SimStream::SimStream(int device, int priority)
     : device_(device), priority_(priority), worker_([this] { run(); }) {}
@@ -22,19 +39,26 @@ SimStream::~SimStream() {
 SimStream* SimStream::current() { return t_current; }
 
 void SimStream::enqueue(std::function<void()> fn, bool always_run) {
+  bool wake = false;
   {
     std::lock_guard<std::mutex> lk(mu_);
     queue_.push_back(Task{std::move(fn), always_run});
     ++enqueued_;
+    wake = worker_asleep_;
   }
-  work_cv_.notify_one();
+  if (wake) work_cv_.notify_one();  // a busy worker finds the task when it looks next
 }
 
 void SimStream::run() {
   t_current = this;
+  lower_wakeup_priority();
   std::unique_lock<std::mutex> lk(mu_);
   for (;;) {
-    work_cv_.wait(lk, [&] { return stop_ || !queue_.empty(); });
+    if (!stop_ && queue_.empty()) {
+      worker_asleep_ = true;
+      work_cv_.wait(lk, [&] { return stop_ || !queue_.empty(); });
+      worker_asleep_ = false;
+    }
     if (queue_.empty()) return;  // stop requested and everything ran
     Task task = std::move(queue_.front());
     queue_.pop_front();
@@ -61,14 +85,17 @@ void SimStream::run() {
                std::to_string(device_) + " stream: " + failure;
     }
     ++completed_;
-    done_cv_.notify_all();
+    if (waiters_ > 0) done_cv_.notify_all();
   }
 }
 
 void SimStream::wait_until(std::unique_lock<std::mutex>& lk, uint64_t target) {
-  if (t_current == this && completed_ < target)
+  if (completed_ >= target) return;
+  if (t_current == this)
     throw DriverError("foo sim: a task waited on its own stream (deadlock)");
+  ++waiters_;
   done_cv_.wait(lk, [&] { return completed_ >= target; });
+  --waiters_;
 }
 
 void SimStream::throw_error(std::unique_lock<std::mutex>& lk) {
@@ -95,7 +122,7 @@ void SimStream::synchronize() {
 void SimStream::wait_idle() {
   std::unique_lock<std::mutex> lk(mu_);
   if (t_current == this) return;  // its own earlier work is done
-  done_cv_.wait(lk, [&] { return completed_ >= enqueued_; });
+  wait_until(lk, enqueued_);
 }
 
 std::string SimStream::peek_error() {

@@ -53,6 +53,8 @@ class SimStream {
   uint64_t enqueued_ = 0;
   uint64_t completed_ = 0;
   bool stop_ = false;
+  bool worker_asleep_ = false;  // in work_cv_.wait: enqueue must notify
+  int waiters_ = 0;             // threads in done_cv_.wait
   std::string error_;
   bool has_error_ = false;
   std::thread worker_;  // last: started after the state above exists
