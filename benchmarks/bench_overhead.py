@@ -9,7 +9,9 @@ allocation, launch and queueing, not arithmetic. Per op the two devices alternat
 `calls` calls on the baseline, then the same loop on foo (synchronised at its end, so queued work
 counts), `--repeats` times; the table shows the median of each and their ratio. Interleaving
 keeps the ratio fair on a shared machine whose load changes between loops. The load average is
-printed with the table: numbers from a busy machine are only comparable as ratios.
+printed with the table: numbers from a busy machine are only comparable as ratios. The last
+column is the CPU time of the calling thread per foo call (time.thread_time): the host's own
+cost of an op, without the scheduling noise of a loaded machine, for comparing host-side changes.
 """
 import argparse
 import os
@@ -53,23 +55,26 @@ def cases():
     yield "empty", lambda d: (d,), lambda d: torch.empty(1, device=d)
 
 
-def loop_seconds(fn, args, device: str, calls: int) -> float:
-    start = time.perf_counter()
+def loop_seconds(fn, args, device: str, calls: int):
+    """(wall seconds per call, CPU seconds per call of the calling thread)."""
+    start, start_cpu = time.perf_counter(), time.thread_time()
     for _ in range(calls):
         fn(*args)
     synchronize(device)
-    return (time.perf_counter() - start) / calls
+    return (time.perf_counter() - start) / calls, (time.thread_time() - start_cpu) / calls
 
 
 def measure(fn, foo_args, base_args, baseline: str, calls: int, repeats: int):
-    """(median foo s/call, median baseline s/call), the loops interleaved."""
+    """Medians of (foo wall, baseline wall, foo host-thread CPU) s/call, the loops interleaved."""
     for args, device in ((foo_args, "foo"), (base_args, baseline)):  # warm-up: caches, lazy init
         loop_seconds(fn, args, device, max(calls // 10, 1))
-    foo, base = [], []
+    foo, base, foo_cpu = [], [], []
     for _ in range(repeats):
-        base.append(loop_seconds(fn, base_args, baseline, calls))
-        foo.append(loop_seconds(fn, foo_args, "foo", calls))
-    return statistics.median(foo), statistics.median(base)
+        base.append(loop_seconds(fn, base_args, baseline, calls)[0])
+        wall, cpu = loop_seconds(fn, foo_args, "foo", calls)
+        foo.append(wall)
+        foo_cpu.append(cpu)
+    return statistics.median(foo), statistics.median(base), statistics.median(foo_cpu)
 
 
 def main() -> None:
@@ -85,19 +90,20 @@ def main() -> None:
           f"threads: {torch.get_num_threads()}, {args.calls} calls x {args.repeats} interleaved loops, "
           f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
     print()
-    print(f"| op | {args.baseline} µs/call | foo µs/call | foo / {args.baseline} |")
-    print("|---|---:|---:|---:|")
+    print(f"| op | {args.baseline} µs/call | foo µs/call | foo / {args.baseline} | foo host-thread CPU µs/call |")
+    print("|---|---:|---:|---:|---:|")
     only = [p for p in args.only.split(",") if p]
     for name, make, fn in cases():
         if only and not any(name.startswith(p) for p in only):
             continue
         foo_args, base_args = make("foo"), make(args.baseline)
         try:
-            t_foo, t_base = measure(fn, foo_args, base_args, args.baseline, args.calls, args.repeats)
+            t_foo, t_base, t_cpu = measure(fn, foo_args, base_args, args.baseline, args.calls, args.repeats)
         except NotImplementedError as error:
-            print(f"| {name} | | not native: {str(error).splitlines()[0][:60]} | |")
+            print(f"| {name} | | not native: {str(error).splitlines()[0][:60]} | | |")
             continue
-        print(f"| {name} | {t_base * 1e6:.2f} | {t_foo * 1e6:.2f} | {t_foo / t_base:.2f}x |", flush=True)
+        print(f"| {name} | {t_base * 1e6:.2f} | {t_foo * 1e6:.2f} | {t_foo / t_base:.2f}x | {t_cpu * 1e6:.2f} |",
+              flush=True)
     load = os.getloadavg()
     print(f"\nload average after: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
 
