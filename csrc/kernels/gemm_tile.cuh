@@ -205,10 +205,36 @@ inline int concurrent_blocks() {
 #endif
 }
 
+// Small products: a thread per element of D, no shared memory and no barrier, so on sim it runs
+// as an independent launch (no fibers) and an 8x8 matmul costs about a launch. Each element sums
+// its k products in the tiled kernel's order (k ascending, one multiply-add each, in Acc), so
+// results are bit-identical to the tiled path on both targets.
+template <typename Acc, class A, class B, class E>
+__global__ void small_product_kernel(Shape s, A a, B b, E e) {
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= s.batch * s.m * s.n) return;
+  const int64_t col = i % s.n, row = i / s.n % s.m, bz = i / (s.n * s.m);
+  const typename A::Cursor ac = a.cursor(bz, row);
+  const typename B::Cursor bc = b.cursor(bz, col);
+  Acc acc(0);
+  for (int64_t k = 0; k < s.k; ++k) acc += a.load(ac, k) * b.load(bc, k);
+  e.store(bz, row, col, acc);
+}
+
+// Up to this many multiply-adds a product takes the small path: below it a tile's barriers and
+// shared-memory staging cost more than they save (a 32x32x32 product, or a batch of small ones).
+constexpr int64_t kSmallProductMacs = int64_t{1} << 15;
+
 // Launches the product with the tile that suits its size and accumulation type. m, n and batch
 // must be nonzero (the caller returns early otherwise).
 template <typename Acc, class A, class B, class E>
 void launch_product(const char* name, Stream stream, const Shape& s, const A& a, const B& b, const E& e) {
+  const int64_t outputs = s.batch * s.m * s.n;
+  if (outputs * (s.k > 0 ? s.k : 1) <= kSmallProductMacs) {
+    FOO_TARGET::launch_independent(name, small_product_kernel<Acc, A, B, E>, blocks_for(outputs, threads_for(outputs)),
+                       dim3(threads_for(outputs)), stream, s, a, b, e);
+    return;
+  }
   if constexpr (sizeof(Acc) > 4) {
     launch_tiled<WideTile, Acc>(name, stream, s, a, b, e);
   } else {
