@@ -336,10 +336,13 @@ void run(const char* name, const Ops& ops, const ReduceArgs& a, Stream stream) {
   auto* partials = static_cast<acc_t*>(a.workspace);
   if (p.splits > 1 && partials == nullptr) throw std::invalid_argument(std::string(name) + ": no workspace");
   const dim3 threads(kReduceThreads), column_threads(kColumnWidth, kColumnHeight);
-  const dim3 warp_grid = blocks_for(outputs, kReduceThreads / kWarp, kMaxGridBlocks);  // a warp per output
+  // A warp per output, and no more warps per block than outputs: a one-output reduction launches
+  // one warp rather than eight of which seven find nothing to do (on sim each is 32 fibers).
+  const dim3 warp_threads(threads_for(outputs * kWarp, kReduceThreads));
+  const dim3 warp_grid = blocks_for(outputs, warp_threads.x / kWarp, kMaxGridBlocks);
   switch (p.kernel) {
     case ReduceKernel::Warp:
-      launch(name, reduce_warp_kernel<Ops>, warp_grid, threads, 0, stream, ops, in, a.outer, a.size,
+      launch(name, reduce_warp_kernel<Ops>, warp_grid, warp_threads, 0, stream, ops, in, a.outer, a.size,
              a.inner);
       break;
     case ReduceKernel::Block:
@@ -353,7 +356,7 @@ void run(const char* name, const Ops& ops, const ReduceArgs& a, Stream stream) {
   }
   if (p.splits > 1) {
     const acc_t* parts = partials;
-    launch(name, reduce_warp_kernel<PartialOps<Ops>>, warp_grid, threads, 0, stream,
+    launch(name, reduce_warp_kernel<PartialOps<Ops>>, warp_grid, warp_threads, 0, stream,
            PartialOps<Ops>{ops}, parts, outputs, p.splits, int64_t{1});
   }
 }
