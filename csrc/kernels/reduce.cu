@@ -274,6 +274,30 @@ __global__ void reduce_warp_kernel(Ops ops, const typename Ops::in_t* in, int64_
   }
 }
 
+// What reduce_warp_kernel computes, a thread per output: the 32 lanes' folds and the shuffle
+// butterfly run in one thread's registers, in the same order with the same combines, so the result
+// is bit-identical. For tiny reductions, where a warp's 32 threads (fibers on sim, rendezvousing at
+// each of five shuffles) cost far more than the arithmetic; an independent launch on sim.
+template <class Ops>
+__global__ void reduce_serial_warp_kernel(Ops ops, const typename Ops::in_t* in, int64_t outer, int64_t size,
+                                          int64_t inner) {
+  const int64_t o = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (o >= outer * inner) return;
+  typename Ops::acc_t lanes[kWarp];
+  for (int lane = 0; lane < kWarp; ++lane) {
+    lanes[lane] = thread_fold(ops, output_base(in, o, size, inner), inner, lane, size, kWarp);
+  }
+  for (int offset = kWarp / 2; offset > 0; offset /= 2) {  // warp_reduce's shfl_xor butterfly
+    typename Ops::acc_t next[kWarp];
+    for (int lane = 0; lane < kWarp; ++lane) next[lane] = ops.combine(lanes[lane], lanes[lane ^ offset]);
+    for (int lane = 0; lane < kWarp; ++lane) lanes[lane] = next[lane];
+  }
+  ops.write(o, lanes[0]);
+}
+
+// Up to this many input elements a warp-kernel reduction runs serially (reduce_serial_warp_kernel).
+constexpr int64_t kSerialReduceElements = 1024;
+
 template <class Ops>
 __global__ void reduce_block_kernel(Ops ops, const typename Ops::in_t* in, int64_t outer, int64_t size,
                                     int64_t inner, int64_t splits, typename Ops::acc_t* partials) {
@@ -340,6 +364,11 @@ void run(const char* name, const Ops& ops, const ReduceArgs& a, Stream stream) {
   // one warp rather than eight of which seven find nothing to do (on sim each is 32 fibers).
   const dim3 warp_threads(threads_for(outputs * kWarp, kReduceThreads));
   const dim3 warp_grid = blocks_for(outputs, warp_threads.x / kWarp, kMaxGridBlocks);
+  if (p.kernel == ReduceKernel::Warp && outputs * (a.size > 0 ? a.size : 1) <= kSerialReduceElements) {
+    launch_independent(name, reduce_serial_warp_kernel<Ops>, blocks_for(outputs, threads_for(outputs)),
+                       dim3(threads_for(outputs)), stream, ops, in, a.outer, a.size, a.inner);
+    return;
+  }
   switch (p.kernel) {
     case ReduceKernel::Warp:
       launch(name, reduce_warp_kernel<Ops>, warp_grid, warp_threads, 0, stream, ops, in, a.outer, a.size,
