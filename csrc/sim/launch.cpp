@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <memory>
 #include <stdexcept>
 
 #include "sim/block_scheduler.h"
@@ -35,6 +36,20 @@ void run_block(void* ctx, uint64_t linear) {
   scheduler().run_block(l, b);
 }
 
+// The stream task of a grid: runs its blocks (run) and releases it.
+void run_grid(void* arg, bool run) {
+  const std::unique_ptr<Grid> task(static_cast<Grid*>(arg));
+  if (!run) return;
+  const KernelLaunch& l = task->launch;
+  const uint64_t blocks = uint64_t{l.grid.x} * l.grid.y * l.grid.z;
+  uint64_t helpers = blocks - 1;
+  if (!l.cooperative) {
+    const uint64_t threads = blocks * l.block.x * l.block.y * l.block.z;
+    helpers = std::min(helpers, threads / kIndependentThreadsPerHelper);
+  }
+  parallel_for(blocks, static_cast<unsigned>(std::min<uint64_t>(helpers, 1u << 20)), &run_block, task.get());
+}
+
 }  // namespace
 
 void set_stream_queue(StreamQueue queue) { stream_queue.store(queue, std::memory_order_release); }
@@ -49,7 +64,7 @@ void launch_grid(const char* name, dim3 grid, dim3 block, size_t shared_bytes, b
     throw std::logic_error(std::string(name) + ": no stream to run on: the device driver is not started");
   }
 
-  auto task = std::make_shared<Grid>();
+  auto task = std::make_unique<Grid>();
   task->launch.name = name;
   task->launch.grid = grid;
   task->launch.block = block;
@@ -58,16 +73,7 @@ void launch_grid(const char* name, dim3 grid, dim3 block, size_t shared_bytes, b
   task->launch.run_thread = run_thread;
   task->launch.closure = owner.get();
   task->owner = std::move(owner);
-  queue(stream, [task] {
-    const KernelLaunch& l = task->launch;
-    const uint64_t blocks = uint64_t{l.grid.x} * l.grid.y * l.grid.z;
-    uint64_t helpers = blocks - 1;
-    if (!l.cooperative) {
-      const uint64_t threads = blocks * l.block.x * l.block.y * l.block.z;
-      helpers = std::min(helpers, threads / kIndependentThreadsPerHelper);
-    }
-    parallel_for(blocks, static_cast<unsigned>(std::min<uint64_t>(helpers, 1u << 20)), &run_block, task.get());
-  });
+  queue(stream, &run_grid, task.release());  // the queue owns it from here, even if it throws
 }
 
 unsigned char* dynamic_shared_memory() { return BlockScheduler::dynamic_shared(); }

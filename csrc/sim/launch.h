@@ -19,11 +19,15 @@
 
 namespace foo::sim {
 
-// How a grid reaches a stream: `queue(stream, task)` runs task on the host when the stream gets
-// there, in order with the stream's other work. The emulator's host installs it (the driver
-// layer, runtime/driver/driver_select.cpp, when the process-wide driver starts), so the
-// emulator depends on no driver; a launch before that throws std::logic_error.
-using StreamQueue = void (*)(void* stream, std::function<void()> task);
+// How a grid reaches a stream: `queue(stream, task, arg)` calls task(arg, true) on the host when
+// the stream gets there, in order with the stream's other work, or task(arg, false) if the
+// stream drops it (after an asynchronous error; also when queueing fails), so `arg` is released
+// either way. A function pointer and an argument rather than a std::function: the sim driver
+// queues them as a fixed-size record, without an allocation per launch. The emulator's host
+// installs it (the driver layer, runtime/driver/driver_select.cpp, when the process-wide driver
+// starts), so the emulator depends on no driver; a launch before that throws std::logic_error.
+using StreamTask = void (*)(void* arg, bool run);
+using StreamQueue = void (*)(void* stream, StreamTask task, void* arg);
 void set_stream_queue(StreamQueue queue);
 
 // Validates like the CUDA runtime (std::invalid_argument naming the limit) and queues the grid.

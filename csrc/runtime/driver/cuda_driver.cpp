@@ -293,6 +293,17 @@ class CudaDriver final : public Driver {
     return ms;
   }
 
+  // Not the cuda launch path (kernels launch with <<<>>> directly): the pair
+  // fits a std::function's inline storage.
+  void enqueue_host_fn(StreamHandle h, HostFn fn, void* arg) override {
+    try {
+      enqueue_host_task(h, [fn, arg] { fn(arg, true); });
+    } catch (...) {
+      fn(arg, false);
+      throw;
+    }
+  }
+
   void enqueue_host_task(StreamHandle h, std::function<void()> fn) override {
     DeviceGuard g(stream_device(h));
     auto* task = new HostTask{this, h, std::move(fn)};

@@ -22,6 +22,9 @@ using EventHandle = void*;
 
 enum class CopyKind { HostToDevice, DeviceToHost, DeviceToDevice };
 
+// A host task as a function pointer and its argument (see enqueue_host_fn).
+using HostFn = void (*)(void* arg, bool run);
+
 // What torch.cuda.get_device_properties reports, under the same names.
 struct DeviceProperties {
   std::string name;
@@ -116,6 +119,12 @@ class Driver {
   // async error. cuda: cudaLaunchHostFunc, so `fn` must not call CUDA.
   virtual void enqueue_host_task(StreamHandle stream,
                                  std::function<void()> fn) = 0;
+  // The same without a std::function, for the kernel launch path: queues a
+  // fixed-size record, no allocation per call on sim. fn(arg, true) runs the
+  // task; fn(arg, false) only releases what `arg` owns, and is what the stream
+  // calls for a task it skips (sim: after an async error) and what this call
+  // does before it throws, so `arg` is released exactly once in every case.
+  virtual void enqueue_host_fn(StreamHandle stream, HostFn fn, void* arg) = 0;
 
   virtual DeviceProperties properties(int device) = 0;
 };

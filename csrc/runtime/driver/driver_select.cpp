@@ -23,8 +23,8 @@ std::atomic<Driver*> g_driver{nullptr};
 // (GCC bug 66146).
 std::mutex g_select_mu;
 
-void enqueue_on_driver(void* stream, std::function<void()> task) {
-  driver().enqueue_host_task(stream, std::move(task));
+void enqueue_on_driver(void* stream, foo::sim::StreamTask task, void* arg) {
+  driver().enqueue_host_fn(stream, task, arg);
 }
 }  // namespace
 

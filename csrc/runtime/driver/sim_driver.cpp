@@ -269,6 +269,17 @@ class SimDriver final : public Driver {
     stream(h)->enqueue(std::move(fn));
   }
 
+  void enqueue_host_fn(StreamHandle h, HostFn fn, void* arg) override {
+    std::shared_ptr<SimStream> s;
+    try {
+      s = stream(h);
+    } catch (...) {
+      fn(arg, false);
+      throw;
+    }
+    s->enqueue(fn, arg);
+  }
+
   DeviceProperties properties(int device) override {
     check_device(device);
     DeviceProperties p;

@@ -1,5 +1,7 @@
 #include "sim_stream.h"
 
+#include <memory>
+
 #ifdef __linux__
 #include <sched.h>
 #endif
@@ -22,10 +24,15 @@ void lower_wakeup_priority() {
   sched_setscheduler(0, SCHED_BATCH, &param);  // best effort: a failure leaves SCHED_OTHER
 #endif
 }
+// enqueue(std::function): the function waits on the heap until it ran or was skipped.
+void run_function(void* arg, bool run) {
+  std::unique_ptr<std::function<void()>> fn(static_cast<std::function<void()>*>(arg));
+  if (run) (*fn)();
+}
 }  // namespace
 
 SimStream::SimStream(int device, int priority)
-    : device_(device), priority_(priority), worker_([this] { run(); }) {}
+    : device_(device), priority_(priority), ring_(64), worker_([this] { run(); }) {}
 
 SimStream::~SimStream() {
   {
@@ -38,15 +45,32 @@ SimStream::~SimStream() {
 
 SimStream* SimStream::current() { return t_current; }
 
-void SimStream::enqueue(std::function<void()> fn, bool always_run) {
+void SimStream::push(const Task& task) {
+  if (enqueued_ - head_ == ring_.size()) {  // full: double it, keeping the order
+    std::vector<Task> bigger(ring_.size() * 2);
+    for (uint64_t i = head_; i < enqueued_; ++i) bigger[i & (bigger.size() - 1)] = ring_[i & (ring_.size() - 1)];
+    ring_.swap(bigger);
+  }
+  ring_[enqueued_ & (ring_.size() - 1)] = task;
+  ++enqueued_;
+}
+
+void SimStream::enqueue(HostFn fn, void* arg, bool always_run) {
   bool wake = false;
-  {
+  try {
     std::lock_guard<std::mutex> lk(mu_);
-    queue_.push_back(Task{std::move(fn), always_run});
-    ++enqueued_;
+    push(Task{fn, arg, always_run});
     wake = worker_asleep_;
+  } catch (...) {  // the ring could not grow: the task is dropped
+    fn(arg, false);
+    throw;
   }
   if (wake) work_cv_.notify_one();  // a busy worker finds the task when it looks next
+}
+
+void SimStream::enqueue(std::function<void()> fn, bool always_run) {
+  auto owned = std::make_unique<std::function<void()>>(std::move(fn));
+  enqueue(&run_function, owned.release(), always_run);
 }
 
 void SimStream::run() {
@@ -54,30 +78,26 @@ void SimStream::run() {
   lower_wakeup_priority();
   std::unique_lock<std::mutex> lk(mu_);
   for (;;) {
-    if (!stop_ && queue_.empty()) {
+    if (!stop_ && head_ == enqueued_) {
       worker_asleep_ = true;
-      work_cv_.wait(lk, [&] { return stop_ || !queue_.empty(); });
+      work_cv_.wait(lk, [&] { return stop_ || head_ != enqueued_; });
       worker_asleep_ = false;
     }
-    if (queue_.empty()) return;  // stop requested and everything ran
-    Task task = std::move(queue_.front());
-    queue_.pop_front();
+    if (head_ == enqueued_) return;  // stop requested and everything ran
+    const Task task = ring_[head_++ & (ring_.size() - 1)];
     const bool skip = has_error_ && !task.always_run;
     lk.unlock();
     std::string failure;
     bool failed = false;
-    if (!skip) {
-      try {
-        task.fn();
-      } catch (const std::exception& e) {
-        failed = true;
-        failure = e.what();
-      } catch (...) {
-        failed = true;
-        failure = "unknown exception in a task";
-      }
+    try {
+      task.fn(task.arg, !skip);  // releases what arg owns before completion is reported
+    } catch (const std::exception& e) {
+      failed = true;
+      failure = e.what();
+    } catch (...) {
+      failed = true;
+      failure = "unknown exception in a task";
     }
-    task.fn = nullptr;  // release captures before reporting completion
     lk.lock();
     if (failed && !has_error_) {
       has_error_ = true;

@@ -5,11 +5,13 @@
 
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
+
+#include "driver.h"
 
 namespace foo::runtime::sim {
 
@@ -20,8 +22,12 @@ class SimStream {
   SimStream(const SimStream&) = delete;
   SimStream& operator=(const SimStream&) = delete;
 
-  // always_run tasks (event markers) run even after an error, so streams
-  // waiting on this one's events are never left blocked.
+  // Queues fn(arg, true): a record of three words in a ring, no allocation
+  // (the kernel launch path). When the stream skips the task after an error it
+  // calls fn(arg, false) instead. always_run tasks (event markers) run even
+  // after an error, so streams waiting on this one's events are never left
+  // blocked.
+  void enqueue(HostFn fn, void* arg, bool always_run = false);
   void enqueue(std::function<void()> fn, bool always_run = false);
 
   // Like CUDA async errors: the first failing task's message is kept, later
@@ -39,8 +45,13 @@ class SimStream {
   static SimStream* current();
 
  private:
-  struct Task { std::function<void()> fn; bool always_run; };
+  struct Task {
+    HostFn fn;
+    void* arg;
+    bool always_run;
+  };
   void run();
+  void push(const Task& task);  // caller holds mu_
   void wait_until(std::unique_lock<std::mutex>& lk, uint64_t target);
   void throw_error(std::unique_lock<std::mutex>& lk);  // if any, and clear
 
@@ -49,7 +60,10 @@ class SimStream {
   std::mutex mu_;
   std::condition_variable work_cv_;  // worker: task queued or stop
   std::condition_variable done_cv_;  // waiters: a task completed
-  std::deque<Task> queue_;
+  // Queued tasks are ring_[head_ .. enqueued_) (indices modulo its size, a
+  // power of two); it doubles when full.
+  std::vector<Task> ring_;
+  uint64_t head_ = 0;
   uint64_t enqueued_ = 0;
   uint64_t completed_ = 0;
   bool stop_ = false;
