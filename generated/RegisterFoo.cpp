@@ -2813,6 +2813,441 @@ at::Tensor wrapper_upsample_bilinear2d_backward(const at::Tensor & grad_output, 
   return grad_input;
 }
 
+at::Tensor & wrapper_mse_loss_out(const at::Tensor & self, const at::Tensor & target, int64_t reduction, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::mse_loss.out", "self", self, common_device_, false);
+  check_device("aten::mse_loss.out", "target", target, common_device_, false);
+  check_device("aten::mse_loss.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::mse_loss_out(self, target, reduction, out);
+}
+
+at::Tensor wrapper_mse_loss(const at::Tensor & self, const at::Tensor & target, int64_t reduction) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::mse_loss", "self", self, common_device_, false);
+  check_device("aten::mse_loss", "target", target, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::mse_loss_out(self, target, reduction, out);
+  return out;
+}
+
+at::Tensor & wrapper_mse_loss_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::mse_loss_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::mse_loss_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::mse_loss_backward.grad_input", "target", target, common_device_, false);
+  check_device("aten::mse_loss_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::mse_loss_backward_out(grad_output, self, target, reduction, grad_input);
+}
+
+at::Tensor wrapper_mse_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::mse_loss_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::mse_loss_backward", "self", self, common_device_, false);
+  check_device("aten::mse_loss_backward", "target", target, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::mse_loss_backward_out(grad_output, self, target, reduction, grad_input);
+  return grad_input;
+}
+
+at::Tensor & wrapper_smooth_l1_loss_out(const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::smooth_l1_loss.out", "self", self, common_device_, false);
+  check_device("aten::smooth_l1_loss.out", "target", target, common_device_, false);
+  check_device("aten::smooth_l1_loss.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::smooth_l1_loss_out(self, target, reduction, beta, out);
+}
+
+at::Tensor wrapper_smooth_l1_loss(const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::smooth_l1_loss", "self", self, common_device_, false);
+  check_device("aten::smooth_l1_loss", "target", target, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::smooth_l1_loss_out(self, target, reduction, beta, out);
+  return out;
+}
+
+at::Tensor & wrapper_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::smooth_l1_loss_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::smooth_l1_loss_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::smooth_l1_loss_backward.grad_input", "target", target, common_device_, false);
+  check_device("aten::smooth_l1_loss_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::smooth_l1_loss_backward_out(grad_output, self, target, reduction, beta, grad_input);
+}
+
+at::Tensor wrapper_smooth_l1_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::smooth_l1_loss_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::smooth_l1_loss_backward", "self", self, common_device_, false);
+  check_device("aten::smooth_l1_loss_backward", "target", target, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::smooth_l1_loss_backward_out(grad_output, self, target, reduction, beta, grad_input);
+  return grad_input;
+}
+
+at::Tensor & wrapper_huber_loss_out(const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::huber_loss.out", "self", self, common_device_, false);
+  check_device("aten::huber_loss.out", "target", target, common_device_, false);
+  check_device("aten::huber_loss.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::huber_loss_out(self, target, reduction, delta, out);
+}
+
+at::Tensor wrapper_huber_loss(const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::huber_loss", "self", self, common_device_, false);
+  check_device("aten::huber_loss", "target", target, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::huber_loss_out(self, target, reduction, delta, out);
+  return out;
+}
+
+at::Tensor & wrapper_huber_loss_backward_out(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::huber_loss_backward.out", "grad_output", grad_output, common_device_, false);
+  check_device("aten::huber_loss_backward.out", "self", self, common_device_, false);
+  check_device("aten::huber_loss_backward.out", "target", target, common_device_, false);
+  check_device("aten::huber_loss_backward.out", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::huber_loss_backward_out(grad_output, self, target, reduction, delta, grad_input);
+}
+
+at::Tensor wrapper_huber_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::huber_loss_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::huber_loss_backward", "self", self, common_device_, false);
+  check_device("aten::huber_loss_backward", "target", target, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::huber_loss_backward_out(grad_output, self, target, reduction, delta, grad_input);
+  return grad_input;
+}
+
+at::Tensor & wrapper_binary_cross_entropy_out(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::binary_cross_entropy.out", "self", self, common_device_, false);
+  check_device("aten::binary_cross_entropy.out", "target", target, common_device_, false);
+  check_device("aten::binary_cross_entropy.out", "weight", weight, common_device_, false);
+  check_device("aten::binary_cross_entropy.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::binary_cross_entropy_out(self, target, weight, reduction, out);
+}
+
+at::Tensor wrapper_binary_cross_entropy(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::binary_cross_entropy", "self", self, common_device_, false);
+  check_device("aten::binary_cross_entropy", "target", target, common_device_, false);
+  check_device("aten::binary_cross_entropy", "weight", weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::binary_cross_entropy_out(self, target, weight, reduction, out);
+  return out;
+}
+
+at::Tensor & wrapper_binary_cross_entropy_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::binary_cross_entropy_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::binary_cross_entropy_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::binary_cross_entropy_backward.grad_input", "target", target, common_device_, false);
+  check_device("aten::binary_cross_entropy_backward.grad_input", "weight", weight, common_device_, false);
+  check_device("aten::binary_cross_entropy_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::binary_cross_entropy_backward_out(grad_output, self, target, weight, reduction, grad_input);
+}
+
+at::Tensor wrapper_binary_cross_entropy_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::binary_cross_entropy_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::binary_cross_entropy_backward", "self", self, common_device_, false);
+  check_device("aten::binary_cross_entropy_backward", "target", target, common_device_, false);
+  check_device("aten::binary_cross_entropy_backward", "weight", weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::binary_cross_entropy_backward_out(grad_output, self, target, weight, reduction, grad_input);
+  return grad_input;
+}
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_log_sigmoid_forward_output(const at::Tensor & self, at::Tensor & output, at::Tensor & buffer) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::log_sigmoid_forward.output", "self", self, common_device_, false);
+  check_device("aten::log_sigmoid_forward.output", "output", output, common_device_, false);
+  check_device("aten::log_sigmoid_forward.output", "buffer", buffer, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::log_sigmoid_forward_out(self, output, buffer);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_log_sigmoid_forward(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::log_sigmoid_forward", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor output;  // undefined: the out kernel allocates it
+  at::Tensor buffer;  // undefined: the out kernel allocates it
+  foo::native::log_sigmoid_forward_out(self, output, buffer);
+  return ::std::tuple<at::Tensor,at::Tensor>(output, buffer);
+}
+
+at::Tensor & wrapper_log_sigmoid_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & buffer, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::log_sigmoid_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::log_sigmoid_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::log_sigmoid_backward.grad_input", "buffer", buffer, common_device_, false);
+  check_device("aten::log_sigmoid_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::log_sigmoid_backward_out(grad_output, self, buffer, grad_input);
+}
+
+at::Tensor wrapper_log_sigmoid_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & buffer) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::log_sigmoid_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::log_sigmoid_backward", "self", self, common_device_, false);
+  check_device("aten::log_sigmoid_backward", "buffer", buffer, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::log_sigmoid_backward_out(grad_output, self, buffer, grad_input);
+  return grad_input;
+}
+
+at::Tensor & wrapper_xlogy_OutTensor(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::xlogy.OutTensor", "self", self, common_device_, true);
+  check_device("aten::xlogy.OutTensor", "other", other, common_device_, true);
+  check_device("aten::xlogy.OutTensor", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::xlogy_out(self, other, out);
+}
+
+at::Tensor wrapper_xlogy_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::xlogy.Tensor", "self", self, common_device_, true);
+  check_device("aten::xlogy.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::xlogy_out(self, other, out);
+  return out;
+}
+
+at::Tensor & wrapper_xlogy__Tensor(at::Tensor & self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::xlogy_.Tensor", "self", self, common_device_, false);
+  check_device("aten::xlogy_.Tensor", "other", other, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::xlogy_out(self, other, self);
+  return self;
+}
+
+void wrapper__foreach_add__Scalar(at::TensorList self, const at::Scalar & scalar) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_add_.Scalar", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_add_scalar_(self, scalar);
+}
+
+::std::vector<at::Tensor> wrapper__foreach_add_Scalar(at::TensorList self, const at::Scalar & scalar) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_add.Scalar", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_add_scalar(self, scalar);
+}
+
+void wrapper__foreach_add__List(at::TensorList self, at::TensorList other, const at::Scalar & alpha) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_add_.List", "self", self, common_device_, false);
+  check_device("aten::_foreach_add_.List", "other", other, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_add_list_(self, other, alpha);
+}
+
+::std::vector<at::Tensor> wrapper__foreach_add_List(at::TensorList self, at::TensorList other, const at::Scalar & alpha) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_add.List", "self", self, common_device_, false);
+  check_device("aten::_foreach_add.List", "other", other, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_add_list(self, other, alpha);
+}
+
+void wrapper__foreach_sub__Scalar(at::TensorList self, const at::Scalar & scalar) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_sub_.Scalar", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_sub_scalar_(self, scalar);
+}
+
+void wrapper__foreach_sub__List(at::TensorList self, at::TensorList other, const at::Scalar & alpha) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_sub_.List", "self", self, common_device_, false);
+  check_device("aten::_foreach_sub_.List", "other", other, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_sub_list_(self, other, alpha);
+}
+
+void wrapper__foreach_mul__Scalar(at::TensorList self, const at::Scalar & scalar) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_mul_.Scalar", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_mul_scalar_(self, scalar);
+}
+
+::std::vector<at::Tensor> wrapper__foreach_mul_Scalar(at::TensorList self, const at::Scalar & scalar) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_mul.Scalar", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_mul_scalar(self, scalar);
+}
+
+void wrapper__foreach_mul__List(at::TensorList self, at::TensorList other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_mul_.List", "self", self, common_device_, false);
+  check_device("aten::_foreach_mul_.List", "other", other, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_mul_list_(self, other);
+}
+
+void wrapper__foreach_mul__Tensor(at::TensorList self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_mul_.Tensor", "self", self, common_device_, false);
+  check_device("aten::_foreach_mul_.Tensor", "other", other, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_mul_tensor_(self, other);
+}
+
+void wrapper__foreach_div__Scalar(at::TensorList self, const at::Scalar & scalar) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_div_.Scalar", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_div_scalar_(self, scalar);
+}
+
+void wrapper__foreach_div__ScalarList(at::TensorList self, at::ArrayRef<at::Scalar> scalars) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_div_.ScalarList", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_div_scalarlist_(self, scalars);
+}
+
+void wrapper__foreach_div__List(at::TensorList self, at::TensorList other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_div_.List", "self", self, common_device_, false);
+  check_device("aten::_foreach_div_.List", "other", other, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_div_list_(self, other);
+}
+
+::std::vector<at::Tensor> wrapper__foreach_sqrt(at::TensorList self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_sqrt", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_sqrt(self);
+}
+
+void wrapper__foreach_sqrt_(at::TensorList self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_sqrt_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_sqrt_(self);
+}
+
+::std::vector<at::Tensor> wrapper__foreach_neg(at::TensorList self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_neg", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_neg(self);
+}
+
+void wrapper__foreach_zero_(at::TensorList self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_zero_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_zero_(self);
+}
+
+void wrapper__foreach_lerp__Scalar(at::TensorList self, at::TensorList tensors1, const at::Scalar & weight) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_lerp_.Scalar", "self", self, common_device_, false);
+  check_device("aten::_foreach_lerp_.Scalar", "tensors1", tensors1, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_lerp_scalar_(self, tensors1, weight);
+}
+
+void wrapper__foreach_addcmul__Scalar(at::TensorList self, at::TensorList tensor1, at::TensorList tensor2, const at::Scalar & value) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_addcmul_.Scalar", "self", self, common_device_, false);
+  check_device("aten::_foreach_addcmul_.Scalar", "tensor1", tensor1, common_device_, false);
+  check_device("aten::_foreach_addcmul_.Scalar", "tensor2", tensor2, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_addcmul_scalar_(self, tensor1, tensor2, value);
+}
+
+void wrapper__foreach_addcdiv__Scalar(at::TensorList self, at::TensorList tensor1, at::TensorList tensor2, const at::Scalar & value) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_addcdiv_.Scalar", "self", self, common_device_, false);
+  check_device("aten::_foreach_addcdiv_.Scalar", "tensor1", tensor1, common_device_, false);
+  check_device("aten::_foreach_addcdiv_.Scalar", "tensor2", tensor2, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_addcdiv_scalar_(self, tensor1, tensor2, value);
+}
+
+void wrapper__foreach_addcdiv__ScalarList(at::TensorList self, at::TensorList tensor1, at::TensorList tensor2, at::ArrayRef<at::Scalar> scalars) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_addcdiv_.ScalarList", "self", self, common_device_, false);
+  check_device("aten::_foreach_addcdiv_.ScalarList", "tensor1", tensor1, common_device_, false);
+  check_device("aten::_foreach_addcdiv_.ScalarList", "tensor2", tensor2, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_addcdiv_scalarlist_(self, tensor1, tensor2, scalars);
+}
+
+void wrapper__foreach_maximum__List(at::TensorList self, at::TensorList other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_maximum_.List", "self", self, common_device_, false);
+  check_device("aten::_foreach_maximum_.List", "other", other, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_maximum_list_(self, other);
+}
+
+::std::vector<at::Tensor> wrapper__foreach_norm_Scalar(at::TensorList self, const at::Scalar & ord, ::std::optional<at::ScalarType> dtype) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_norm.Scalar", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_norm(self, ord, dtype);
+}
+
+void wrapper__fused_adam_(at::TensorList self, at::TensorList grads, at::TensorList exp_avgs, at::TensorList exp_avg_sqs, at::TensorList max_exp_avg_sqs, at::TensorList state_steps, double lr, double beta1, double beta2, double weight_decay, double eps, bool amsgrad, bool maximize, const ::std::optional<at::Tensor> & grad_scale, const ::std::optional<at::Tensor> & found_inf) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_fused_adam_", "self", self, common_device_, false);
+  check_device("aten::_fused_adam_", "grads", grads, common_device_, false);
+  check_device("aten::_fused_adam_", "exp_avgs", exp_avgs, common_device_, false);
+  check_device("aten::_fused_adam_", "exp_avg_sqs", exp_avg_sqs, common_device_, false);
+  check_device("aten::_fused_adam_", "max_exp_avg_sqs", max_exp_avg_sqs, common_device_, false);
+  check_device("aten::_fused_adam_", "state_steps", state_steps, common_device_, false);
+  check_device("aten::_fused_adam_", "grad_scale", grad_scale, common_device_, false);
+  check_device("aten::_fused_adam_", "found_inf", found_inf, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::fused_adam_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);
+}
+
+void wrapper__fused_adamw_(at::TensorList self, at::TensorList grads, at::TensorList exp_avgs, at::TensorList exp_avg_sqs, at::TensorList max_exp_avg_sqs, at::TensorList state_steps, double lr, double beta1, double beta2, double weight_decay, double eps, bool amsgrad, bool maximize, const ::std::optional<at::Tensor> & grad_scale, const ::std::optional<at::Tensor> & found_inf) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_fused_adamw_", "self", self, common_device_, false);
+  check_device("aten::_fused_adamw_", "grads", grads, common_device_, false);
+  check_device("aten::_fused_adamw_", "exp_avgs", exp_avgs, common_device_, false);
+  check_device("aten::_fused_adamw_", "exp_avg_sqs", exp_avg_sqs, common_device_, false);
+  check_device("aten::_fused_adamw_", "max_exp_avg_sqs", max_exp_avg_sqs, common_device_, false);
+  check_device("aten::_fused_adamw_", "state_steps", state_steps, common_device_, false);
+  check_device("aten::_fused_adamw_", "grad_scale", grad_scale, common_device_, false);
+  check_device("aten::_fused_adamw_", "found_inf", found_inf, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::fused_adamw_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -3126,4 +3561,52 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("upsample_bilinear2d", TORCH_FN(wrapper_upsample_bilinear2d));
   m.impl("upsample_bilinear2d_backward.grad_input", TORCH_FN(wrapper_upsample_bilinear2d_backward_grad_input));
   m.impl("upsample_bilinear2d_backward", TORCH_FN(wrapper_upsample_bilinear2d_backward));
+  m.impl("mse_loss.out", TORCH_FN(wrapper_mse_loss_out));
+  m.impl("mse_loss", TORCH_FN(wrapper_mse_loss));
+  m.impl("mse_loss_backward.grad_input", TORCH_FN(wrapper_mse_loss_backward_grad_input));
+  m.impl("mse_loss_backward", TORCH_FN(wrapper_mse_loss_backward));
+  m.impl("smooth_l1_loss.out", TORCH_FN(wrapper_smooth_l1_loss_out));
+  m.impl("smooth_l1_loss", TORCH_FN(wrapper_smooth_l1_loss));
+  m.impl("smooth_l1_loss_backward.grad_input", TORCH_FN(wrapper_smooth_l1_loss_backward_grad_input));
+  m.impl("smooth_l1_loss_backward", TORCH_FN(wrapper_smooth_l1_loss_backward));
+  m.impl("huber_loss.out", TORCH_FN(wrapper_huber_loss_out));
+  m.impl("huber_loss", TORCH_FN(wrapper_huber_loss));
+  m.impl("huber_loss_backward.out", TORCH_FN(wrapper_huber_loss_backward_out));
+  m.impl("huber_loss_backward", TORCH_FN(wrapper_huber_loss_backward));
+  m.impl("binary_cross_entropy.out", TORCH_FN(wrapper_binary_cross_entropy_out));
+  m.impl("binary_cross_entropy", TORCH_FN(wrapper_binary_cross_entropy));
+  m.impl("binary_cross_entropy_backward.grad_input", TORCH_FN(wrapper_binary_cross_entropy_backward_grad_input));
+  m.impl("binary_cross_entropy_backward", TORCH_FN(wrapper_binary_cross_entropy_backward));
+  m.impl("log_sigmoid_forward.output", TORCH_FN(wrapper_log_sigmoid_forward_output));
+  m.impl("log_sigmoid_forward", TORCH_FN(wrapper_log_sigmoid_forward));
+  m.impl("log_sigmoid_backward.grad_input", TORCH_FN(wrapper_log_sigmoid_backward_grad_input));
+  m.impl("log_sigmoid_backward", TORCH_FN(wrapper_log_sigmoid_backward));
+  m.impl("xlogy.OutTensor", TORCH_FN(wrapper_xlogy_OutTensor));
+  m.impl("xlogy.Tensor", TORCH_FN(wrapper_xlogy_Tensor));
+  m.impl("xlogy_.Tensor", TORCH_FN(wrapper_xlogy__Tensor));
+  m.impl("_foreach_add_.Scalar", TORCH_FN(wrapper__foreach_add__Scalar));
+  m.impl("_foreach_add.Scalar", TORCH_FN(wrapper__foreach_add_Scalar));
+  m.impl("_foreach_add_.List", TORCH_FN(wrapper__foreach_add__List));
+  m.impl("_foreach_add.List", TORCH_FN(wrapper__foreach_add_List));
+  m.impl("_foreach_sub_.Scalar", TORCH_FN(wrapper__foreach_sub__Scalar));
+  m.impl("_foreach_sub_.List", TORCH_FN(wrapper__foreach_sub__List));
+  m.impl("_foreach_mul_.Scalar", TORCH_FN(wrapper__foreach_mul__Scalar));
+  m.impl("_foreach_mul.Scalar", TORCH_FN(wrapper__foreach_mul_Scalar));
+  m.impl("_foreach_mul_.List", TORCH_FN(wrapper__foreach_mul__List));
+  m.impl("_foreach_mul_.Tensor", TORCH_FN(wrapper__foreach_mul__Tensor));
+  m.impl("_foreach_div_.Scalar", TORCH_FN(wrapper__foreach_div__Scalar));
+  m.impl("_foreach_div_.ScalarList", TORCH_FN(wrapper__foreach_div__ScalarList));
+  m.impl("_foreach_div_.List", TORCH_FN(wrapper__foreach_div__List));
+  m.impl("_foreach_sqrt", TORCH_FN(wrapper__foreach_sqrt));
+  m.impl("_foreach_sqrt_", TORCH_FN(wrapper__foreach_sqrt_));
+  m.impl("_foreach_neg", TORCH_FN(wrapper__foreach_neg));
+  m.impl("_foreach_zero_", TORCH_FN(wrapper__foreach_zero_));
+  m.impl("_foreach_lerp_.Scalar", TORCH_FN(wrapper__foreach_lerp__Scalar));
+  m.impl("_foreach_addcmul_.Scalar", TORCH_FN(wrapper__foreach_addcmul__Scalar));
+  m.impl("_foreach_addcdiv_.Scalar", TORCH_FN(wrapper__foreach_addcdiv__Scalar));
+  m.impl("_foreach_addcdiv_.ScalarList", TORCH_FN(wrapper__foreach_addcdiv__ScalarList));
+  m.impl("_foreach_maximum_.List", TORCH_FN(wrapper__foreach_maximum__List));
+  m.impl("_foreach_norm.Scalar", TORCH_FN(wrapper__foreach_norm_Scalar));
+  m.impl("_fused_adam_", TORCH_FN(wrapper__fused_adam_));
+  m.impl("_fused_adamw_", TORCH_FN(wrapper__fused_adamw_));
 }

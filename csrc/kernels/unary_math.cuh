@@ -13,6 +13,7 @@ namespace foo::kernels::FOO_TARGET::math {
 
 FOO_UNARY_MATH(exp, expf, exp)
 FOO_UNARY_MATH(log, logf, log)
+FOO_UNARY_MATH(log1p, log1pf, log1p)
 FOO_UNARY_MATH(sqrt, sqrtf, sqrt)
 FOO_UNARY_MATH(sin, sinf, sin)
 FOO_UNARY_MATH(cos, cosf, cos)
