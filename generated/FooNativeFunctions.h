@@ -495,6 +495,15 @@ at::Tensor & log_sigmoid_backward_out(const at::Tensor & grad_output, const at::
 // aten::xlogy.OutTensor(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (also registered for xlogy.Tensor, xlogy_.Tensor)
 at::Tensor & xlogy_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
 
+// aten::logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!) (also registered for logit, logit_)
+at::Tensor & logit_out(const at::Tensor & self, ::std::optional<double> eps, at::Tensor & out);
+
+// aten::native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
+at::Tensor native_dropout_backward(const at::Tensor & grad_output, const at::Tensor & mask, double scale);
+
+// aten::logit_backward.grad_input(Tensor grad_output, Tensor self, float? eps=None, *, Tensor(a!) grad_input) -> Tensor(a!) (also registered for logit_backward)
+at::Tensor & logit_backward_out(const at::Tensor & grad_output, const at::Tensor & self, ::std::optional<double> eps, at::Tensor & grad_input);
+
 // aten::_foreach_add_.Scalar(Tensor(a!)[] self, Scalar scalar) -> ()
 void foreach_add_scalar_(at::TensorList self, const at::Scalar & scalar);
 

@@ -3045,6 +3045,58 @@ at::Tensor & wrapper_xlogy__Tensor(at::Tensor & self, const at::Tensor & other) 
   return self;
 }
 
+at::Tensor & wrapper_logit_out(const at::Tensor & self, ::std::optional<double> eps, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::logit.out", "self", self, common_device_, true);
+  check_device("aten::logit.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::logit_out(self, eps, out);
+}
+
+at::Tensor wrapper_logit(const at::Tensor & self, ::std::optional<double> eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::logit", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::logit_out(self, eps, out);
+  return out;
+}
+
+at::Tensor & wrapper_logit_(at::Tensor & self, ::std::optional<double> eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::logit_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::logit_out(self, eps, self);
+  return self;
+}
+
+at::Tensor wrapper_native_dropout_backward(const at::Tensor & grad_output, const at::Tensor & mask, double scale) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_dropout_backward", "grad_output", grad_output, common_device_, true);
+  check_device("aten::native_dropout_backward", "mask", mask, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_dropout_backward(grad_output, mask, scale);
+}
+
+at::Tensor & wrapper_logit_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, ::std::optional<double> eps, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::logit_backward.grad_input", "grad_output", grad_output, common_device_, true);
+  check_device("aten::logit_backward.grad_input", "self", self, common_device_, true);
+  check_device("aten::logit_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::logit_backward_out(grad_output, self, eps, grad_input);
+}
+
+at::Tensor wrapper_logit_backward(const at::Tensor & grad_output, const at::Tensor & self, ::std::optional<double> eps) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::logit_backward", "grad_output", grad_output, common_device_, true);
+  check_device("aten::logit_backward", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::logit_backward_out(grad_output, self, eps, grad_input);
+  return grad_input;
+}
+
 void wrapper__foreach_add__Scalar(at::TensorList self, const at::Scalar & scalar) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_foreach_add_.Scalar", "self", self, common_device_, false);
@@ -3584,6 +3636,12 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("xlogy.OutTensor", TORCH_FN(wrapper_xlogy_OutTensor));
   m.impl("xlogy.Tensor", TORCH_FN(wrapper_xlogy_Tensor));
   m.impl("xlogy_.Tensor", TORCH_FN(wrapper_xlogy__Tensor));
+  m.impl("logit.out", TORCH_FN(wrapper_logit_out));
+  m.impl("logit", TORCH_FN(wrapper_logit));
+  m.impl("logit_", TORCH_FN(wrapper_logit_));
+  m.impl("native_dropout_backward", TORCH_FN(wrapper_native_dropout_backward));
+  m.impl("logit_backward.grad_input", TORCH_FN(wrapper_logit_backward_grad_input));
+  m.impl("logit_backward", TORCH_FN(wrapper_logit_backward));
   m.impl("_foreach_add_.Scalar", TORCH_FN(wrapper__foreach_add__Scalar));
   m.impl("_foreach_add.Scalar", TORCH_FN(wrapper__foreach_add_Scalar));
   m.impl("_foreach_add_.List", TORCH_FN(wrapper__foreach_add__List));

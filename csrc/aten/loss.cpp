@@ -180,4 +180,23 @@ at::Tensor& xlogy_out(const at::Tensor& self, const at::Tensor& other, at::Tenso
   return iterator_result(out, iter);
 }
 
+// binary_cross_entropy's target gradient calls logit.
+at::Tensor& logit_out(const at::Tensor& self, std::optional<double> eps, at::Tensor& out) {
+  auto iter = at::TensorIterator::unary_float_op(out, self);
+  const auto kdtype = kernel_dtype(iter.common_dtype());
+  const double e = eps.value_or(-1.0);
+  run_elementwise(iter, [&](Stream s, const ElementwiseGeometry& g) { FOO_CALL_KERNEL(logit, s, kdtype, g, e); });
+  return iterator_result(out, iter);
+}
+
+at::Tensor& logit_backward_out(const at::Tensor& grad_output, const at::Tensor& self, std::optional<double> eps,
+                               at::Tensor& grad_input) {
+  auto iter = at::TensorIterator::binary_op(grad_input, grad_output, self);
+  const auto kdtype = kernel_dtype(iter.common_dtype());
+  check_floating("logit_backward", iter.common_dtype());
+  const double e = eps.value_or(-1.0);
+  run_elementwise(iter, [&](Stream s, const ElementwiseGeometry& g) { FOO_CALL_KERNEL(logit_backward, s, kdtype, g, e); });
+  return iterator_result(grad_input, iter);
+}
+
 }  // namespace foo::native

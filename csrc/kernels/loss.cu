@@ -89,7 +89,58 @@ struct LogSigmoidBackwardFn {
   }
 };
 
+// Rounds v to T (a no-op for float and double): the CPU's logit computes in T's arithmetic.
+template <typename T, typename M>
+__device__ __forceinline__ M in_t(M v) { return static_cast<M>(cast<T>(v)); }
+
+// As ATen's CPU logit kernel: eps is converted to T, without it logit(1) is +inf, with it x is
+// clamped to [eps, 1 - eps] first; 1 - x and the quotient round to T before the log.
+template <typename T>
+struct LogitFn {
+  opmath_t<T> eps;  // < 0: no clamping; already rounded to T
+  __device__ T operator()(T a) const {
+    using M = opmath_t<T>;
+    M x = static_cast<M>(a);
+    if (eps < M(0)) {
+      if (x == M(1)) return cast<T>(M(INFINITY));
+    } else {
+      const M lo = eps, hi = in_t<T>(M(1) - eps);
+      x = x < lo ? lo : (x > hi ? hi : x);
+    }
+    return cast<T>(math::log(in_t<T>(x / in_t<T>(M(1) - x))));
+  }
+};
+
+template <typename T>
+struct LogitBackwardFn {
+  opmath_t<T> eps;  // < 0: no clamping
+  __device__ T operator()(T grad, T a) const {
+    using M = opmath_t<T>;
+    const M x = static_cast<M>(a), dy = static_cast<M>(grad);
+    const M lo = eps < M(0) ? M(0) : eps, hi = M(1) - lo;
+    if (x < lo || x > hi) return cast<T>(eps < M(0) ? M(NAN) : M(0));
+    if (x == M(0) || x == M(1)) return cast<T>(dy * M(INFINITY));
+    return cast<T>(dy / (x * (M(1) - x)));
+  }
+};
+
 }  // namespace
+
+void logit(Stream stream, DType dtype, const ElementwiseGeometry& g, double eps) {
+  dispatch<kFloatingTypes>(dtype, "logit", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using M = opmath_t<T>;
+    const M e = eps < 0 ? M(-1) : static_cast<M>(cast<T>(eps));
+    launch_elementwise<T, T>("logit", stream, g, LogitFn<T>{e});
+  });
+}
+
+void logit_backward(Stream stream, DType dtype, const ElementwiseGeometry& g, double eps) {
+  dispatch<kFloatingTypes>(dtype, "logit_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    launch_elementwise<T, T, T>("logit_backward", stream, g, LogitBackwardFn<T>{static_cast<opmath_t<T>>(eps)});
+  });
+}
 
 void loss_forward(Stream stream, DType dtype, const ElementwiseGeometry& g, LossOp op, double p, int32_t* error) {
   dispatch<kFloatingTypes>(dtype, "loss", [&](auto tag) {

@@ -34,3 +34,7 @@ FOO_DECLARE_KERNEL(void, loss_backward,
 // log_sigmoid: out = min(x, 0) - log1p(exp(-|x|)) (input: x); its backward (inputs: x, grad)
 FOO_DECLARE_KERNEL(void, log_sigmoid_forward, (Stream, DType dtype, const ElementwiseGeometry& g))
 FOO_DECLARE_KERNEL(void, log_sigmoid_backward, (Stream, DType dtype, const ElementwiseGeometry& g))
+// logit (binary_cross_entropy's target gradient): log(x / (1 - x)) with x clamped to
+// [eps, 1 - eps] when eps >= 0 (eps < 0: none). Its backward (inputs: grad, x).
+FOO_DECLARE_KERNEL(void, logit, (Stream, DType dtype, const ElementwiseGeometry& g, double eps))
+FOO_DECLARE_KERNEL(void, logit_backward, (Stream, DType dtype, const ElementwiseGeometry& g, double eps))
