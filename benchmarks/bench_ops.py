@@ -87,6 +87,17 @@ def cases(scale: int, dtype: torch.dtype):
     yield ("layer_norm fwd+bwd", lambda d: ln_inputs(d, grad=True),
            lambda x, w, bias, g: torch.autograd.grad(F.layer_norm(x, (cols,), w, bias), (x, w), g),
            5 * rows * cols * esize, 0)
+    # Indexing and data movement. An embedding table of `rows` x 1024 read through n / 1024 indices.
+    gen = torch.Generator().manual_seed(0)
+    tokens = torch.randint(0, rows, (rows,), generator=gen)
+    yield ("cat 2 x 1 element", lambda d: (torch.ones(1, device=d).to(dtype), torch.ones(1, device=d).to(dtype)),
+           lambda a, b: torch.cat([a, b]), 4 * esize, 0)
+    yield ("cat 2 x n/2", lambda d: (torch.randn(n // 2, device=d).to(dtype), torch.randn(n // 2, device=d).to(dtype)),
+           lambda a, b: torch.cat([a, b]), 2 * n * esize, 0)
+    yield ("index_select (embedding)", lambda d: (torch.randn(rows, cols, device=d).to(dtype), tokens.to(d)),
+           lambda w, i: w.index_select(0, i), 2 * rows * cols * esize, 0)
+    yield ("embedding_dense_backward", lambda d: (torch.randn(rows, cols, device=d).to(dtype), tokens.to(d)),
+           lambda g, i: torch.ops.aten.embedding_dense_backward(g, i, rows, -1, False), 3 * rows * cols * esize, 0)
 
 
 def overhead(device: str, min_seconds: float) -> float:
@@ -101,6 +112,7 @@ def main() -> None:
     parser.add_argument("--scale", type=int, default=1 << 20, help="elements per operand")
     parser.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16", "float64"])
     parser.add_argument("--seconds", type=float, default=1.0, help="time budget per measurement")
+    parser.add_argument("--only", default="", help="comma-separated op name prefixes to run (default: all)")
     args = parser.parse_args()
     dtype = getattr(torch, args.dtype)
     torch_foo.set_fallback_policy("error")  # a benchmark of a fallback would measure the CPU
@@ -110,7 +122,10 @@ def main() -> None:
     print()
     print("| op | foo µs/call | baseline µs/call | foo GB/s | foo TFLOP/s | foo / baseline speed |")
     print("|---|---:|---:|---:|---:|---:|")
+    only = [p for p in args.only.split(",") if p]
     for name, make, fn, nbytes, flops in cases(args.scale, dtype):
+        if only and not any(name.startswith(p) for p in only):
+            continue
         torch.manual_seed(0)
         foo_inputs, base_inputs = make("foo"), make(args.baseline)
         try:

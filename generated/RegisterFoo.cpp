@@ -2813,6 +2813,658 @@ at::Tensor wrapper_upsample_bilinear2d_backward(const at::Tensor & grad_output, 
   return grad_input;
 }
 
+at::Tensor & wrapper_index_Tensor_out(const at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::index.Tensor_out", "self", self, common_device_, false);
+  check_device("aten::index.Tensor_out", "indices", indices, common_device_, false);
+  check_device("aten::index.Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::index_out(self, indices, out);
+}
+
+at::Tensor wrapper_index_Tensor(const at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::index.Tensor", "self", self, common_device_, false);
+  check_device("aten::index.Tensor", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::index_out(self, indices, out);
+  return out;
+}
+
+at::Tensor & wrapper__index_put_impl_(at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices, const at::Tensor & values, bool accumulate, bool unsafe) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_index_put_impl_", "self", self, common_device_, false);
+  check_device("aten::_index_put_impl_", "indices", indices, common_device_, false);
+  check_device("aten::_index_put_impl_", "values", values, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::index_put_impl_(self, indices, values, accumulate, unsafe);
+}
+
+at::Tensor & wrapper_index_select_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::index_select.out", "self", self, common_device_, false);
+  check_device("aten::index_select.out", "index", index, common_device_, false);
+  check_device("aten::index_select.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::index_select_out(self, dim, index, out);
+}
+
+at::Tensor wrapper_index_select(const at::Tensor & self, int64_t dim, const at::Tensor & index) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::index_select", "self", self, common_device_, false);
+  check_device("aten::index_select", "index", index, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::index_select_out(self, dim, index, out);
+  return out;
+}
+
+at::Tensor wrapper_embedding(const at::Tensor & weight, const at::Tensor & indices, c10::SymInt padding_idx, bool scale_grad_by_freq, bool sparse) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::embedding", "weight", weight, common_device_, false);
+  check_device("aten::embedding", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::embedding(weight, indices, padding_idx.guard_int(__FILE__, __LINE__), scale_grad_by_freq, sparse);
+}
+
+at::Tensor wrapper_embedding_dense_backward(const at::Tensor & grad_output, const at::Tensor & indices, c10::SymInt num_weights, c10::SymInt padding_idx, bool scale_grad_by_freq) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::embedding_dense_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::embedding_dense_backward", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::embedding_dense_backward(grad_output, indices, num_weights.guard_int(__FILE__, __LINE__), padding_idx.guard_int(__FILE__, __LINE__), scale_grad_by_freq);
+}
+
+at::Tensor & wrapper_embedding_renorm_(at::Tensor & self, const at::Tensor & indices, double max_norm, double norm_type) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::embedding_renorm_", "self", self, common_device_, false);
+  check_device("aten::embedding_renorm_", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::embedding_renorm_(self, indices, max_norm, norm_type);
+}
+
+at::Tensor & wrapper_index_add_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::index_add.out", "self", self, common_device_, false);
+  check_device("aten::index_add.out", "index", index, common_device_, false);
+  check_device("aten::index_add.out", "source", source, common_device_, false);
+  check_device("aten::index_add.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::index_add_out(self, dim, index, source, alpha, out);
+}
+
+at::Tensor wrapper_index_add(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::index_add", "self", self, common_device_, false);
+  check_device("aten::index_add", "index", index, common_device_, false);
+  check_device("aten::index_add", "source", source, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::index_add_out(self, dim, index, source, alpha, out);
+  return out;
+}
+
+at::Tensor & wrapper_index_add_(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::index_add_", "self", self, common_device_, false);
+  check_device("aten::index_add_", "index", index, common_device_, false);
+  check_device("aten::index_add_", "source", source, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::index_add_out(self, dim, index, source, alpha, self);
+  return self;
+}
+
+at::Tensor & wrapper_gather_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, bool sparse_grad, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::gather.out", "self", self, common_device_, false);
+  check_device("aten::gather.out", "index", index, common_device_, false);
+  check_device("aten::gather.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::gather_out(self, dim, index, sparse_grad, out);
+}
+
+at::Tensor wrapper_gather(const at::Tensor & self, int64_t dim, const at::Tensor & index, bool sparse_grad) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::gather", "self", self, common_device_, false);
+  check_device("aten::gather", "index", index, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::gather_out(self, dim, index, sparse_grad, out);
+  return out;
+}
+
+at::Tensor & wrapper_scatter_src_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.src_out", "self", self, common_device_, false);
+  check_device("aten::scatter.src_out", "index", index, common_device_, false);
+  check_device("aten::scatter.src_out", "src", src, common_device_, false);
+  check_device("aten::scatter.src_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::scatter_src_out(self, dim, index, src, out);
+}
+
+at::Tensor wrapper_scatter_src(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.src", "self", self, common_device_, false);
+  check_device("aten::scatter.src", "index", index, common_device_, false);
+  check_device("aten::scatter.src", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::scatter_src_out(self, dim, index, src, out);
+  return out;
+}
+
+at::Tensor & wrapper_scatter__src(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_.src", "self", self, common_device_, false);
+  check_device("aten::scatter_.src", "index", index, common_device_, false);
+  check_device("aten::scatter_.src", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::scatter_src_out(self, dim, index, src, self);
+  return self;
+}
+
+at::Tensor & wrapper_scatter_value_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.value_out", "self", self, common_device_, false);
+  check_device("aten::scatter.value_out", "index", index, common_device_, false);
+  check_device("aten::scatter.value_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::scatter_value_out(self, dim, index, value, out);
+}
+
+at::Tensor wrapper_scatter_value(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.value", "self", self, common_device_, false);
+  check_device("aten::scatter.value", "index", index, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::scatter_value_out(self, dim, index, value, out);
+  return out;
+}
+
+at::Tensor & wrapper_scatter__value(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_.value", "self", self, common_device_, false);
+  check_device("aten::scatter_.value", "index", index, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::scatter_value_out(self, dim, index, value, self);
+  return self;
+}
+
+at::Tensor & wrapper_scatter_reduce_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.reduce_out", "self", self, common_device_, false);
+  check_device("aten::scatter.reduce_out", "index", index, common_device_, false);
+  check_device("aten::scatter.reduce_out", "src", src, common_device_, false);
+  check_device("aten::scatter.reduce_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::scatter_reduce_out(self, dim, index, src, reduce, out);
+}
+
+at::Tensor wrapper_scatter_reduce(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.reduce", "self", self, common_device_, false);
+  check_device("aten::scatter.reduce", "index", index, common_device_, false);
+  check_device("aten::scatter.reduce", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::scatter_reduce_out(self, dim, index, src, reduce, out);
+  return out;
+}
+
+at::Tensor & wrapper_scatter__reduce(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_.reduce", "self", self, common_device_, false);
+  check_device("aten::scatter_.reduce", "index", index, common_device_, false);
+  check_device("aten::scatter_.reduce", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::scatter_reduce_out(self, dim, index, src, reduce, self);
+  return self;
+}
+
+at::Tensor & wrapper_scatter_value_reduce_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, c10::string_view reduce, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.value_reduce_out", "self", self, common_device_, false);
+  check_device("aten::scatter.value_reduce_out", "index", index, common_device_, false);
+  check_device("aten::scatter.value_reduce_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::scatter_value_reduce_out(self, dim, index, value, reduce, out);
+}
+
+at::Tensor wrapper_scatter_value_reduce(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, c10::string_view reduce) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter.value_reduce", "self", self, common_device_, false);
+  check_device("aten::scatter.value_reduce", "index", index, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::scatter_value_reduce_out(self, dim, index, value, reduce, out);
+  return out;
+}
+
+at::Tensor & wrapper_scatter__value_reduce(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, c10::string_view reduce) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_.value_reduce", "self", self, common_device_, false);
+  check_device("aten::scatter_.value_reduce", "index", index, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::scatter_value_reduce_out(self, dim, index, value, reduce, self);
+  return self;
+}
+
+at::Tensor & wrapper_scatter_add_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_add.out", "self", self, common_device_, false);
+  check_device("aten::scatter_add.out", "index", index, common_device_, false);
+  check_device("aten::scatter_add.out", "src", src, common_device_, false);
+  check_device("aten::scatter_add.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::scatter_add_out(self, dim, index, src, out);
+}
+
+at::Tensor wrapper_scatter_add(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_add", "self", self, common_device_, false);
+  check_device("aten::scatter_add", "index", index, common_device_, false);
+  check_device("aten::scatter_add", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::scatter_add_out(self, dim, index, src, out);
+  return out;
+}
+
+at::Tensor & wrapper_scatter_add_(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_add_", "self", self, common_device_, false);
+  check_device("aten::scatter_add_", "index", index, common_device_, false);
+  check_device("aten::scatter_add_", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::scatter_add_out(self, dim, index, src, self);
+  return self;
+}
+
+at::Tensor & wrapper_scatter_reduce_two_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, bool include_self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_reduce.two_out", "self", self, common_device_, false);
+  check_device("aten::scatter_reduce.two_out", "index", index, common_device_, false);
+  check_device("aten::scatter_reduce.two_out", "src", src, common_device_, false);
+  check_device("aten::scatter_reduce.two_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::scatter_reduce_two_out(self, dim, index, src, reduce, include_self, out);
+}
+
+at::Tensor wrapper_scatter_reduce_two(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, bool include_self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_reduce.two", "self", self, common_device_, false);
+  check_device("aten::scatter_reduce.two", "index", index, common_device_, false);
+  check_device("aten::scatter_reduce.two", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::scatter_reduce_two_out(self, dim, index, src, reduce, include_self, out);
+  return out;
+}
+
+at::Tensor & wrapper_scatter_reduce__two(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, bool include_self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::scatter_reduce_.two", "self", self, common_device_, false);
+  check_device("aten::scatter_reduce_.two", "index", index, common_device_, false);
+  check_device("aten::scatter_reduce_.two", "src", src, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::scatter_reduce_two_out(self, dim, index, src, reduce, include_self, self);
+  return self;
+}
+
+at::Tensor & wrapper_masked_select_out(const at::Tensor & self, const at::Tensor & mask, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::masked_select.out", "self", self, common_device_, false);
+  check_device("aten::masked_select.out", "mask", mask, common_device_, false);
+  check_device("aten::masked_select.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::masked_select_out(self, mask, out);
+}
+
+at::Tensor wrapper_masked_select(const at::Tensor & self, const at::Tensor & mask) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::masked_select", "self", self, common_device_, false);
+  check_device("aten::masked_select", "mask", mask, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::masked_select_out(self, mask, out);
+  return out;
+}
+
+at::Tensor & wrapper_masked_scatter_(at::Tensor & self, const at::Tensor & mask, const at::Tensor & source) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::masked_scatter_", "self", self, common_device_, false);
+  check_device("aten::masked_scatter_", "mask", mask, common_device_, false);
+  check_device("aten::masked_scatter_", "source", source, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::masked_scatter_(self, mask, source);
+}
+
+at::Tensor & wrapper_nonzero_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::nonzero.out", "self", self, common_device_, false);
+  check_device("aten::nonzero.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::nonzero_out(self, out);
+}
+
+at::Tensor wrapper_nonzero(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::nonzero", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::nonzero_out(self, out);
+  return out;
+}
+
+at::Tensor & wrapper_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cat.out", "tensors", tensors, common_device_, false);
+  check_device("aten::cat.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::cat_out(tensors, dim, out);
+}
+
+at::Tensor wrapper_cat(const at::ITensorListRef & tensors, int64_t dim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cat", "tensors", tensors, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::cat_out(tensors, dim, out);
+  return out;
+}
+
+at::Tensor wrapper_flip(const at::Tensor & self, at::IntArrayRef dims) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::flip", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::flip(self, dims);
+}
+
+at::Tensor wrapper_roll(const at::Tensor & self, c10::SymIntArrayRef shifts, at::IntArrayRef dims) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::roll", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::roll(self, C10_AS_INTARRAYREF_SLOW(shifts), dims);
+}
+
+at::Tensor wrapper_repeat(const at::Tensor & self, c10::SymIntArrayRef repeats) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::repeat", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::repeat(self, C10_AS_INTARRAYREF_SLOW(repeats));
+}
+
+at::Tensor & wrapper_tril_out(const at::Tensor & self, c10::SymInt diagonal, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::tril.out", "self", self, common_device_, false);
+  check_device("aten::tril.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::tril_out(self, diagonal.guard_int(__FILE__, __LINE__), out);
+}
+
+at::Tensor wrapper_tril(const at::Tensor & self, c10::SymInt diagonal) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::tril", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::tril_out(self, diagonal.guard_int(__FILE__, __LINE__), out);
+  return out;
+}
+
+at::Tensor & wrapper_tril_(at::Tensor & self, c10::SymInt diagonal) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::tril_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::tril_out(self, diagonal.guard_int(__FILE__, __LINE__), self);
+  return self;
+}
+
+at::Tensor & wrapper_triu_out(const at::Tensor & self, c10::SymInt diagonal, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::triu.out", "self", self, common_device_, false);
+  check_device("aten::triu.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::triu_out(self, diagonal.guard_int(__FILE__, __LINE__), out);
+}
+
+at::Tensor wrapper_triu(const at::Tensor & self, c10::SymInt diagonal) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::triu", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::triu_out(self, diagonal.guard_int(__FILE__, __LINE__), out);
+  return out;
+}
+
+at::Tensor & wrapper_triu_(at::Tensor & self, c10::SymInt diagonal) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::triu_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::triu_out(self, diagonal.guard_int(__FILE__, __LINE__), self);
+  return self;
+}
+
+at::Tensor wrapper_tril_indices(int64_t row, int64_t col, int64_t offset, ::std::optional<at::ScalarType> dtype, ::std::optional<at::Layout> layout, ::std::optional<at::Device> device, ::std::optional<bool> pin_memory) {
+  ::std::optional<c10::Device> common_device_;
+  common_device_ = device;
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::tril_indices(row, col, offset, dtype, layout, device, pin_memory);
+}
+
+at::Tensor wrapper_triu_indices(int64_t row, int64_t col, int64_t offset, ::std::optional<at::ScalarType> dtype, ::std::optional<at::Layout> layout, ::std::optional<at::Device> device, ::std::optional<bool> pin_memory) {
+  ::std::optional<c10::Device> common_device_;
+  common_device_ = device;
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::triu_indices(row, col, offset, dtype, layout, device, pin_memory);
+}
+
+at::Tensor wrapper_unfold(const at::Tensor & self, int64_t dimension, int64_t size, int64_t step) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::unfold", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::unfold(self, dimension, size, step);
+}
+
+at::Tensor wrapper_unfold_backward(const at::Tensor & grad_in, c10::SymIntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::unfold_backward", "grad_in", grad_in, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::unfold_backward(grad_in, C10_AS_INTARRAYREF_SLOW(input_sizes), dim, size, step);
+}
+
+at::Tensor & wrapper_cumsum_out(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cumsum.out", "self", self, common_device_, false);
+  check_device("aten::cumsum.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::cumsum_out(self, dim, dtype, out);
+}
+
+at::Tensor wrapper_cumsum(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cumsum", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::cumsum_out(self, dim, dtype, out);
+  return out;
+}
+
+at::Tensor & wrapper_cumsum_(at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cumsum_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::cumsum_out(self, dim, dtype, self);
+  return self;
+}
+
+at::Tensor & wrapper_cumprod_out(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cumprod.out", "self", self, common_device_, false);
+  check_device("aten::cumprod.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::cumprod_out(self, dim, dtype, out);
+}
+
+at::Tensor wrapper_cumprod(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cumprod", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::cumprod_out(self, dim, dtype, out);
+  return out;
+}
+
+at::Tensor & wrapper_cumprod_(at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cumprod_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::cumprod_out(self, dim, dtype, self);
+  return self;
+}
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_sort_values_stable(const at::Tensor & self, ::std::optional<bool> stable, int64_t dim, bool descending, at::Tensor & values, at::Tensor & indices) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::sort.values_stable", "self", self, common_device_, false);
+  check_device("aten::sort.values_stable", "values", values, common_device_, false);
+  check_device("aten::sort.values_stable", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::sort_stable_out(self, stable, dim, descending, values, indices);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_sort_stable(const at::Tensor & self, ::std::optional<bool> stable, int64_t dim, bool descending) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::sort.stable", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor values;  // undefined: the out kernel allocates it
+  at::Tensor indices;  // undefined: the out kernel allocates it
+  foo::native::sort_stable_out(self, stable, dim, descending, values, indices);
+  return ::std::tuple<at::Tensor,at::Tensor>(values, indices);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_topk_values(const at::Tensor & self, c10::SymInt k, int64_t dim, bool largest, bool sorted, at::Tensor & values, at::Tensor & indices) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::topk.values", "self", self, common_device_, false);
+  check_device("aten::topk.values", "values", values, common_device_, false);
+  check_device("aten::topk.values", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::topk_out(self, k.guard_int(__FILE__, __LINE__), dim, largest, sorted, values, indices);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_topk(const at::Tensor & self, c10::SymInt k, int64_t dim, bool largest, bool sorted) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::topk", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor values;  // undefined: the out kernel allocates it
+  at::Tensor indices;  // undefined: the out kernel allocates it
+  foo::native::topk_out(self, k.guard_int(__FILE__, __LINE__), dim, largest, sorted, values, indices);
+  return ::std::tuple<at::Tensor,at::Tensor>(values, indices);
+}
+
+at::Tensor & wrapper_all_all_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::all.all_out", "self", self, common_device_, false);
+  check_device("aten::all.all_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::all_all_out(self, out);
+}
+
+at::Tensor wrapper_all(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::all", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::all_all_out(self, out);
+  return out;
+}
+
+at::Tensor & wrapper_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::all.out", "self", self, common_device_, false);
+  check_device("aten::all.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::all_dim_out(self, dim, keepdim, out);
+}
+
+at::Tensor wrapper_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::all.dim", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::all_dim_out(self, dim, keepdim, out);
+  return out;
+}
+
+at::Tensor & wrapper_all_dims_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::all.dims_out", "self", self, common_device_, false);
+  check_device("aten::all.dims_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::all_dims_out(self, dim, keepdim, out);
+}
+
+at::Tensor wrapper_all_dims(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::all.dims", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::all_dims_out(self, dim, keepdim, out);
+  return out;
+}
+
+at::Tensor & wrapper_any_all_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::any.all_out", "self", self, common_device_, false);
+  check_device("aten::any.all_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::any_all_out(self, out);
+}
+
+at::Tensor wrapper_any(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::any", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::any_all_out(self, out);
+  return out;
+}
+
+at::Tensor & wrapper_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::any.out", "self", self, common_device_, false);
+  check_device("aten::any.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::any_dim_out(self, dim, keepdim, out);
+}
+
+at::Tensor wrapper_any_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::any.dim", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::any_dim_out(self, dim, keepdim, out);
+  return out;
+}
+
+at::Tensor & wrapper_any_dims_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::any.dims_out", "self", self, common_device_, false);
+  check_device("aten::any.dims_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::any_dims_out(self, dim, keepdim, out);
+}
+
+at::Tensor wrapper_any_dims(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::any.dims", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::any_dims_out(self, dim, keepdim, out);
+  return out;
+}
+
 at::Tensor & wrapper_mse_loss_out(const at::Tensor & self, const at::Tensor & target, int64_t reduction, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::mse_loss.out", "self", self, common_device_, false);
@@ -3613,6 +4265,79 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("upsample_bilinear2d", TORCH_FN(wrapper_upsample_bilinear2d));
   m.impl("upsample_bilinear2d_backward.grad_input", TORCH_FN(wrapper_upsample_bilinear2d_backward_grad_input));
   m.impl("upsample_bilinear2d_backward", TORCH_FN(wrapper_upsample_bilinear2d_backward));
+  m.impl("index.Tensor_out", TORCH_FN(wrapper_index_Tensor_out));
+  m.impl("index.Tensor", TORCH_FN(wrapper_index_Tensor));
+  m.impl("_index_put_impl_", TORCH_FN(wrapper__index_put_impl_));
+  m.impl("index_select.out", TORCH_FN(wrapper_index_select_out));
+  m.impl("index_select", TORCH_FN(wrapper_index_select));
+  m.impl("embedding", TORCH_FN(wrapper_embedding));
+  m.impl("embedding_dense_backward", TORCH_FN(wrapper_embedding_dense_backward));
+  m.impl("embedding_renorm_", TORCH_FN(wrapper_embedding_renorm_));
+  m.impl("index_add.out", TORCH_FN(wrapper_index_add_out));
+  m.impl("index_add", TORCH_FN(wrapper_index_add));
+  m.impl("index_add_", TORCH_FN(wrapper_index_add_));
+  m.impl("gather.out", TORCH_FN(wrapper_gather_out));
+  m.impl("gather", TORCH_FN(wrapper_gather));
+  m.impl("scatter.src_out", TORCH_FN(wrapper_scatter_src_out));
+  m.impl("scatter.src", TORCH_FN(wrapper_scatter_src));
+  m.impl("scatter_.src", TORCH_FN(wrapper_scatter__src));
+  m.impl("scatter.value_out", TORCH_FN(wrapper_scatter_value_out));
+  m.impl("scatter.value", TORCH_FN(wrapper_scatter_value));
+  m.impl("scatter_.value", TORCH_FN(wrapper_scatter__value));
+  m.impl("scatter.reduce_out", TORCH_FN(wrapper_scatter_reduce_out));
+  m.impl("scatter.reduce", TORCH_FN(wrapper_scatter_reduce));
+  m.impl("scatter_.reduce", TORCH_FN(wrapper_scatter__reduce));
+  m.impl("scatter.value_reduce_out", TORCH_FN(wrapper_scatter_value_reduce_out));
+  m.impl("scatter.value_reduce", TORCH_FN(wrapper_scatter_value_reduce));
+  m.impl("scatter_.value_reduce", TORCH_FN(wrapper_scatter__value_reduce));
+  m.impl("scatter_add.out", TORCH_FN(wrapper_scatter_add_out));
+  m.impl("scatter_add", TORCH_FN(wrapper_scatter_add));
+  m.impl("scatter_add_", TORCH_FN(wrapper_scatter_add_));
+  m.impl("scatter_reduce.two_out", TORCH_FN(wrapper_scatter_reduce_two_out));
+  m.impl("scatter_reduce.two", TORCH_FN(wrapper_scatter_reduce_two));
+  m.impl("scatter_reduce_.two", TORCH_FN(wrapper_scatter_reduce__two));
+  m.impl("masked_select.out", TORCH_FN(wrapper_masked_select_out));
+  m.impl("masked_select", TORCH_FN(wrapper_masked_select));
+  m.impl("masked_scatter_", TORCH_FN(wrapper_masked_scatter_));
+  m.impl("nonzero.out", TORCH_FN(wrapper_nonzero_out));
+  m.impl("nonzero", TORCH_FN(wrapper_nonzero));
+  m.impl("cat.out", TORCH_FN(wrapper_cat_out));
+  m.impl("cat", TORCH_FN(wrapper_cat));
+  m.impl("flip", TORCH_FN(wrapper_flip));
+  m.impl("roll", TORCH_FN(wrapper_roll));
+  m.impl("repeat", TORCH_FN(wrapper_repeat));
+  m.impl("tril.out", TORCH_FN(wrapper_tril_out));
+  m.impl("tril", TORCH_FN(wrapper_tril));
+  m.impl("tril_", TORCH_FN(wrapper_tril_));
+  m.impl("triu.out", TORCH_FN(wrapper_triu_out));
+  m.impl("triu", TORCH_FN(wrapper_triu));
+  m.impl("triu_", TORCH_FN(wrapper_triu_));
+  m.impl("tril_indices", TORCH_FN(wrapper_tril_indices));
+  m.impl("triu_indices", TORCH_FN(wrapper_triu_indices));
+  m.impl("unfold", TORCH_FN(wrapper_unfold));
+  m.impl("unfold_backward", TORCH_FN(wrapper_unfold_backward));
+  m.impl("cumsum.out", TORCH_FN(wrapper_cumsum_out));
+  m.impl("cumsum", TORCH_FN(wrapper_cumsum));
+  m.impl("cumsum_", TORCH_FN(wrapper_cumsum_));
+  m.impl("cumprod.out", TORCH_FN(wrapper_cumprod_out));
+  m.impl("cumprod", TORCH_FN(wrapper_cumprod));
+  m.impl("cumprod_", TORCH_FN(wrapper_cumprod_));
+  m.impl("sort.values_stable", TORCH_FN(wrapper_sort_values_stable));
+  m.impl("sort.stable", TORCH_FN(wrapper_sort_stable));
+  m.impl("topk.values", TORCH_FN(wrapper_topk_values));
+  m.impl("topk", TORCH_FN(wrapper_topk));
+  m.impl("all.all_out", TORCH_FN(wrapper_all_all_out));
+  m.impl("all", TORCH_FN(wrapper_all));
+  m.impl("all.out", TORCH_FN(wrapper_all_out));
+  m.impl("all.dim", TORCH_FN(wrapper_all_dim));
+  m.impl("all.dims_out", TORCH_FN(wrapper_all_dims_out));
+  m.impl("all.dims", TORCH_FN(wrapper_all_dims));
+  m.impl("any.all_out", TORCH_FN(wrapper_any_all_out));
+  m.impl("any", TORCH_FN(wrapper_any));
+  m.impl("any.out", TORCH_FN(wrapper_any_out));
+  m.impl("any.dim", TORCH_FN(wrapper_any_dim));
+  m.impl("any.dims_out", TORCH_FN(wrapper_any_dims_out));
+  m.impl("any.dims", TORCH_FN(wrapper_any_dims));
   m.impl("mse_loss.out", TORCH_FN(wrapper_mse_loss_out));
   m.impl("mse_loss", TORCH_FN(wrapper_mse_loss));
   m.impl("mse_loss_backward.grad_input", TORCH_FN(wrapper_mse_loss_backward_grad_input));

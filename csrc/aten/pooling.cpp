@@ -1,6 +1,6 @@
 // 2-d pooling: max_pool2d_with_indices, avg_pool2d, _adaptive_avg_pool2d, adaptive_max_pool2d and
 // their backward ops (kernels/pool.h). The structured ones run ATen's own meta functions for
-// checks and output shapes (aten/structured_out.h) and then an `*_impl` core that only launches,
+// checks and output shapes (aten/structured.h) and then an `*_impl` core that only launches,
 // taking the same arguments as ATen's TORCH_IMPL_FUNCs; _adaptive_avg_pool2d (not structured)
 // uses ATen's shape rules directly. 3-d inputs are one image; any layout is read and written
 // through strides (outputs follow the input's memory format, as the meta functions decide).
@@ -15,7 +15,7 @@
 
 #include "FooNativeFunctions.h"
 #include "aten/layout.h"
-#include "aten/structured_out.h"
+#include "aten/structured.h"
 #include "kernels/pool.h"
 #include "runtime/stream.h"
 

@@ -7,11 +7,14 @@
 #include <ATen/ATen.h>
 #include <ATen/native/ReduceOpsUtils.h>
 #include <ATen/native/Resize.h>
+#include <ATen/ops/all_meta.h>
+#include <ATen/ops/any_meta.h>
 
 #include <algorithm>
 #include <vector>
 
 #include "FooNativeFunctions.h"
+#include "aten/structured.h"
 #include "kernels/reduce.h"
 #include "runtime/stream.h"
 
@@ -338,6 +341,24 @@ at::Tensor& var_std(const char* name, bool take_sqrt, const at::Tensor& self, at
   return out;
 }
 
+// all/any over the dims of `mask` into `result` (bool, or uint8 for uint8 input), which ATen's
+// meta function shaped: the impl of the structured all/any kernels.
+void all_any_impl(ReduceOp op, const at::Tensor& self, const DimMask& mask, bool keepdim, const at::Tensor& result) {
+  check_kernel_dtype(op == ReduceOp::All ? "all" : "any", self.scalar_type());
+  at::Tensor out = result;
+  reduce_into(op, self, mask, keepdim, {&out});
+}
+
+template <class Meta, typename... Args>
+at::Tensor& all_any_out(ReduceOp op, const at::Tensor& self, const DimMask& mask, bool keepdim, at::Tensor& out,
+                        Args&&... meta_args) {
+  StructuredOutputs<Meta> m({&out});
+  m.meta(self, std::forward<Args>(meta_args)...);
+  all_any_impl(op, self, mask, keepdim, m.output());
+  m.finish();
+  return out;
+}
+
 }  // namespace
 
 at::Tensor& sum_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
@@ -438,6 +459,34 @@ std::tuple<at::Tensor&, at::Tensor&> std_mean_out(const at::Tensor& self, at::Op
                                                   const std::optional<at::Scalar>& correction, bool keepdim,
                                                   at::Tensor& out0, at::Tensor& out1) {
   return var_std_mean("std_mean", true, self, dim, correction, keepdim, out0, out1);
+}
+
+at::Tensor& all_all_out(const at::Tensor& self, at::Tensor& out) {
+  return all_any_out<at::meta::structured_all>(ReduceOp::All, self, all_dims(self), false, out);
+}
+
+at::Tensor& all_dim_out(const at::Tensor& self, int64_t dim, bool keepdim, at::Tensor& out) {
+  const DimMask mask = one_dim(self, at::maybe_wrap_dim(dim, self.dim()));
+  return all_any_out<at::meta::structured_all_dim>(ReduceOp::All, self, mask, keepdim, out, dim, keepdim);
+}
+
+at::Tensor& all_dims_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim, at::Tensor& out) {
+  const DimMask mask = at::native::make_dim_mask(dim, self.dim());
+  return all_any_out<at::meta::structured_all_dims>(ReduceOp::All, self, mask, keepdim, out, dim, keepdim);
+}
+
+at::Tensor& any_all_out(const at::Tensor& self, at::Tensor& out) {
+  return all_any_out<at::meta::structured_any>(ReduceOp::Any, self, all_dims(self), false, out);
+}
+
+at::Tensor& any_dim_out(const at::Tensor& self, int64_t dim, bool keepdim, at::Tensor& out) {
+  const DimMask mask = one_dim(self, at::maybe_wrap_dim(dim, self.dim()));
+  return all_any_out<at::meta::structured_any_dim>(ReduceOp::Any, self, mask, keepdim, out, dim, keepdim);
+}
+
+at::Tensor& any_dims_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim, at::Tensor& out) {
+  const DimMask mask = at::native::make_dim_mask(dim, self.dim());
+  return all_any_out<at::meta::structured_any_dims>(ReduceOp::Any, self, mask, keepdim, out, dim, keepdim);
 }
 
 }  // namespace foo::native

@@ -1,7 +1,7 @@
 // upsample_nearest2d and upsample_bilinear2d, forward and backward (kernels/upsample.h): what
 // F.interpolate(mode='nearest' | 'bilinear') reaches; the 1-d ops (nearest, linear) run the same
 // kernels on [N, C, 1, L] views. ATen's structured meta functions check the
-// arguments and shape the outputs (aten/structured_out.h); the `*_impl` cores only launch, taking
+// arguments and shape the outputs (aten/structured.h); the `*_impl` cores only launch, taking
 // the arguments of ATen's TORCH_IMPL_FUNCs. Scales are computed on the host with UpSample.h's
 // own helpers, in the type the CPU computes them in.
 #include <ATen/ATen.h>
@@ -17,7 +17,7 @@
 
 #include "FooNativeFunctions.h"
 #include "aten/layout.h"
-#include "aten/structured_out.h"
+#include "aten/structured.h"
 #include "kernels/upsample.h"
 #include "runtime/stream.h"
 

@@ -66,7 +66,7 @@ constexpr int64_t kMaxElementwiseBlocks = 256;
 template <typename Out, typename... In, typename F>
 void launch_elementwise(const char* name, Stream stream, const ElementwiseGeometry& g, const F& f) {
   if (g.numel == 0) return;
-  constexpr unsigned kThreads = 256;
+  const unsigned kThreads = threads_for(g.numel);  // fewer threads for tiny ops (kernel.h)
   const int64_t wanted = (g.numel + kThreads - 1) / kThreads;
   const dim3 grid(static_cast<unsigned>(std::min<int64_t>(wanted, kMaxElementwiseBlocks)));
   if (g.contiguous) {

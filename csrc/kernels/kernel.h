@@ -88,6 +88,14 @@ inline dim3 blocks_for(int64_t n, unsigned threads = 256) {
   return dim3(static_cast<unsigned>((n + threads - 1) / threads));
 }
 
+// Threads per block of a grid-stride kernel over n elements: `threads`, or fewer whole warps when
+// n is small. A tiny op then launches few threads: on sim every emulated thread copies the
+// kernel's parameters (a geometry struct of a few KiB), which dominated small index/cat calls.
+inline unsigned threads_for(int64_t n, unsigned threads = 256) {
+  const int64_t warps = (n + 31) / 32;
+  return warps * 32 < static_cast<int64_t>(threads) ? static_cast<unsigned>(warps < 1 ? 32 : warps * 32) : threads;
+}
+
 }  // namespace FOO_TARGET
 }  // namespace foo::kernels
 

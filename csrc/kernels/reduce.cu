@@ -193,6 +193,33 @@ struct VarOps {
   }
 };
 
+// all / any: the output is bool (uint8 for uint8 input, as the CPU's), one byte 0/1 either way.
+// An empty reduction gives the identity: true for all, false for any. The op is a runtime flag.
+template <typename In>
+struct AllAnyOps {
+  using in_t = In;
+  using acc_t = bool;
+  uint8_t* out;
+  bool all;
+  FOO_HD acc_t identity() const { return all; }
+  FOO_HD acc_t combine(acc_t a, acc_t b) const { return all ? (a && b) : (a || b); }
+  FOO_HD acc_t reduce(acc_t a, In v, int64_t) const { return combine(a, cast<bool>(v)); }
+  FOO_HD void write(int64_t i, acc_t a) const { out[i] = a ? 1 : 0; }
+};
+
+// Integers and bool are nonzero exactly when their bits are: they are read as the unsigned
+// integer of their size, so all/any take one instantiation per storage type.
+template <typename F>
+void dispatch_truth(DType d, const char* op, F&& f) {
+  switch (d) {
+    case DType::Bool: case DType::UInt8: case DType::Int8: return f(TypeTag<uint8_t>{});
+    case DType::Int16: return f(TypeTag<uint16_t>{});
+    case DType::Int32: return f(TypeTag<uint32_t>{});
+    case DType::Int64: return f(TypeTag<uint64_t>{});
+    default: return dispatch<kFloatingTypes>(d, op, f);
+  }
+}
+
 // The second pass of a split reduction: folds the partial accumulators of each output.
 template <class Ops>
 struct PartialOps {
@@ -424,6 +451,15 @@ void reduce(Stream stream, const ReduceArgs& a) {
         if (a.op == ReduceOp::ArgMax) run("argmax", ArgOps<T, true>{static_cast<T*>(a.out), a.indices}, a, stream);
         else run("argmin", ArgOps<T, false>{static_cast<T*>(a.out), a.indices}, a, stream);
       });
+    case ReduceOp::All:
+    case ReduceOp::Any: {
+      const char* name = a.op == ReduceOp::All ? "all" : "any";
+      if (a.out_dtype != DType::Bool && !(a.out_dtype == DType::UInt8 && a.in_dtype == DType::UInt8)) bad_dtypes(name, a);
+      return dispatch_truth(a.in_dtype, name, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        run(name, AllAnyOps<T>{static_cast<uint8_t*>(a.out), a.op == ReduceOp::All}, a, stream);
+      });
+    }
     case ReduceOp::Var:
     case ReduceOp::Std:
       if (a.out_dtype != a.in_dtype) bad_dtypes("var", a);

@@ -17,6 +17,8 @@ enum class ReduceOp : int8_t {
   ArgMin,
   Var,     // Welford; m2 / max(0, n - correction); optionally the mean too
   Std,     // sqrt(var); optionally the mean too
+  All,     // every element nonzero (NaN is nonzero); out_dtype Bool, or UInt8 for uint8 input
+  Any,     // some element nonzero
 };
 
 // The input is a dense [outer, size, inner] array (element (o, k, i) at (o * size + k) * inner + i)

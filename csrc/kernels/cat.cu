@@ -1,0 +1,47 @@
+// torch.cat's batched copy (cat.h): grid.y picks the input, grid.x strides over its elements;
+// element j of input k (o = j / (dim_size * inner), r = the rest) goes to
+// out[o * out_dim_size * inner + offset * inner + r]. Elements move as bytes of their size.
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "kernels/cat.h"
+#include "kernels/elementwise.cuh"
+#include "kernels/kernel.h"
+
+namespace foo::kernels::FOO_TARGET {
+namespace {
+
+template <typename E>
+__global__ void cat_kernel(CatBatch b) {
+  const CatInput& in = b.inputs[blockIdx.y];
+  const int64_t chunk = in.dim_size * b.inner;  // contiguous elements per outer index
+  const int64_t out_chunk = b.out_dim_size * b.inner;
+  const E* src = static_cast<const E*>(in.data);
+  E* out = static_cast<E*>(b.out) + in.offset * b.inner;
+  for (int64_t j = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; j < in.numel;
+       j += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t o = j / chunk;
+    out[o * out_chunk + (j - o * chunk)] = src[j];
+  }
+}
+
+}  // namespace
+
+void cat_batch(Stream stream, const CatBatch& b) {
+  int64_t largest = 0;
+  for (int k = 0; k < b.count; ++k) largest = std::max(largest, b.inputs[k].numel);
+  if (b.count == 0 || largest == 0) return;
+  const unsigned kThreads = threads_for(largest);
+  const dim3 grid(static_cast<unsigned>(std::min<int64_t>((largest + kThreads - 1) / kThreads, kMaxElementwiseBlocks)),
+                  static_cast<unsigned>(b.count));
+  switch (b.element_size) {
+    case 1: return launch_independent("cat", cat_kernel<uint8_t>, grid, dim3(kThreads), stream, b);
+    case 2: return launch_independent("cat", cat_kernel<uint16_t>, grid, dim3(kThreads), stream, b);
+    case 4: return launch_independent("cat", cat_kernel<uint32_t>, grid, dim3(kThreads), stream, b);
+    case 8: return launch_independent("cat", cat_kernel<uint64_t>, grid, dim3(kThreads), stream, b);
+  }
+  throw std::invalid_argument("cat: unsupported element size " + std::to_string(b.element_size));
+}
+
+}  // namespace foo::kernels::FOO_TARGET

@@ -1,0 +1,131 @@
+// Coordinate-mapped copies, unfold's backward sum and triangle indices (shape_copy.h). All are a
+// thread per output element (grid-stride), with no communication.
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "kernels/atomic_ops.h"
+#include "kernels/dtype.h"
+#include "kernels/elementwise.cuh"
+#include "kernels/kernel.h"
+#include "kernels/shape_copy.h"
+
+namespace foo::kernels::FOO_TARGET {
+namespace {
+
+dim3 block_for(int64_t n) { return dim3(threads_for(n)); }
+
+dim3 grid_for(int64_t n) {
+  const unsigned threads = threads_for(n);
+  return dim3(static_cast<unsigned>(std::min<int64_t>((n + threads - 1) / threads, kMaxElementwiseBlocks)));
+}
+
+template <typename E>
+__global__ void map_copy_kernel(MapCopy m, const E* in, E* out) {
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < m.numel;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    int64_t rest = i, in_offset = 0, out_offset = 0, row = 0, col = 0;
+    for (int d = m.ndim - 1; d >= 0; --d) {
+      const MapDim& md = m.dims[d];
+      const int64_t q = rest / md.size, c = rest - q * md.size;
+      rest = q;
+      if (d == m.ndim - 1) col = c;
+      if (d == m.ndim - 2) row = c;
+      int64_t source = c;
+      if (md.map == CoordMap::Flip) source = md.size - 1 - c;
+      else if (md.map == CoordMap::Roll) source = c >= md.shift ? c - md.shift : c - md.shift + md.size;
+      else if (md.map == CoordMap::Wrap) source = c % md.in_size;
+      in_offset += source * md.in_stride;
+      out_offset += c * md.out_stride;
+    }
+    bool keep = true;
+    if (m.triangle == Triangle::Lower) keep = col - row <= m.diagonal;
+    else if (m.triangle == Triangle::Upper) keep = col - row >= m.diagonal;
+    out[out_offset] = keep ? in[in_offset] : E(0);
+  }
+}
+
+template <typename T>
+__global__ void unfold_backward_kernel(UnfoldBackward u, const T* grad_in, T* grad_input, int64_t numel) {
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < numel;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    int64_t rest = i, base = 0, j = 0;
+    for (int d = u.ndim - 1; d >= 0; --d) {
+      const int64_t q = rest / u.sizes[d], c = rest - q * u.sizes[d];
+      rest = q;
+      if (d == u.dim) j = c;
+      else base += c * u.grad_strides[d];
+    }
+    // Windows w with w * step <= j < w * step + size.
+    const int64_t first = j >= u.size ? (j - u.size) / u.step + 1 : 0;
+    const int64_t last = std::min(j / u.step, u.windows - 1);
+    T sum = T(0);
+    for (int64_t w = first; w <= last; ++w) {
+      const T v = grad_in[base + w * u.grad_strides[u.dim] + (j - w * u.step) * u.grad_strides[u.ndim]];
+      sum = combine_values<Combine::Add>(sum, v);
+    }
+    grad_input[i] = sum;
+  }
+}
+
+template <typename I>
+__global__ void triangle_indices_kernel(I* out, int64_t count, int64_t row, int64_t col, int64_t offset, bool upper) {
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < count;
+       k += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    // The last row starting at or before k.
+    int64_t lo = 0, hi = row - 1;
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo + 1) / 2;
+      if (triangle_elements_before(mid, col, offset, upper) <= k) lo = mid;
+      else hi = mid - 1;
+    }
+    const int64_t first_col = upper ? std::max<int64_t>(0, lo + offset) : 0;
+    out[k] = static_cast<I>(lo);
+    out[count + k] = static_cast<I>(first_col + k - triangle_elements_before(lo, col, offset, upper));
+  }
+}
+
+}  // namespace
+
+void map_copy(Stream stream, const MapCopy& m, const void* in, void* out) {
+  if (m.numel == 0) return;
+  const dim3 grid = grid_for(m.numel);
+  switch (m.element_size) {
+    case 1: return launch_independent("map_copy", map_copy_kernel<uint8_t>, grid, block_for(m.numel), stream, m,
+                                      static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out));
+    case 2: return launch_independent("map_copy", map_copy_kernel<uint16_t>, grid, block_for(m.numel), stream, m,
+                                      static_cast<const uint16_t*>(in), static_cast<uint16_t*>(out));
+    case 4: return launch_independent("map_copy", map_copy_kernel<uint32_t>, grid, block_for(m.numel), stream, m,
+                                      static_cast<const uint32_t*>(in), static_cast<uint32_t*>(out));
+    case 8: return launch_independent("map_copy", map_copy_kernel<uint64_t>, grid, block_for(m.numel), stream, m,
+                                      static_cast<const uint64_t*>(in), static_cast<uint64_t*>(out));
+  }
+  throw std::invalid_argument("map_copy: unsupported element size " + std::to_string(m.element_size));
+}
+
+void unfold_backward_sum(Stream stream, DType dtype, const UnfoldBackward& u, const void* grad_in, void* grad_input,
+                         int64_t numel) {
+  if (numel == 0) return;
+  dispatch<kAllTypes>(dtype, "unfold_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    launch_independent("unfold_backward", unfold_backward_kernel<T>, grid_for(numel), block_for(numel), stream, u,
+                       static_cast<const T*>(grad_in), static_cast<T*>(grad_input), numel);
+  });
+}
+
+void triangle_indices(Stream stream, DType dtype, void* out, int64_t count, int64_t row, int64_t col, int64_t offset,
+                      bool upper) {
+  if (count == 0) return;
+  const char* name = upper ? "triu_indices" : "tril_indices";
+  if (dtype == DType::Int64) {
+    launch_independent(name, triangle_indices_kernel<int64_t>, grid_for(count), block_for(count), stream,
+                       static_cast<int64_t*>(out), count, row, col, offset, upper);
+  } else if (dtype == DType::Int32) {
+    launch_independent(name, triangle_indices_kernel<int32_t>, grid_for(count), block_for(count), stream,
+                       static_cast<int32_t*>(out), count, row, col, offset, upper);
+  } else {
+    unsupported_dtype(name, dtype);
+  }
+}
+
+}  // namespace foo::kernels::FOO_TARGET

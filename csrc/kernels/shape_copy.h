@@ -1,0 +1,74 @@
+#pragma once
+// Copies that move elements by coordinates (shape_copy.cu): flip, roll, repeat, tril/triu; the
+// sum of unfold's backward; tril_indices/triu_indices.
+#include <cstdint>
+
+#include "kernels/dispatch.h"
+#include "kernels/dtype.h"
+#include "kernels/geometry.h"
+
+namespace foo::kernels {
+
+// map_copy: out[c] = in[m(c)] for every coordinate c of the output, m dim by dim:
+enum class CoordMap : int8_t {
+  Same,  // m(c) = c
+  Flip,  // size - 1 - c
+  Roll,  // (c - shift) mod size: the element `shift` places before, cyclically
+  Wrap,  // c mod in_size (repeat: the output tiles the input)
+};
+
+struct MapDim {
+  int64_t size = 1;      // of the output
+  int64_t in_size = 1;   // Wrap
+  int64_t shift = 0;     // Roll, in [0, size)
+  int64_t out_stride = 0, in_stride = 0;  // in elements
+  CoordMap map = CoordMap::Same;
+};
+
+enum class Triangle : int8_t { None, Lower, Upper };
+
+struct MapCopy {
+  int32_t ndim = 0;  // outermost dim first
+  MapDim dims[kMaxDims];
+  int64_t numel = 0;
+  int32_t element_size = 0;
+  // tril/triu: elements off the kept triangle of the last two dims are written as zero
+  // (col - row <= diagonal kept by Lower, >= diagonal by Upper).
+  Triangle triangle = Triangle::None;
+  int64_t diagonal = 0;
+};
+
+// unfold_backward: grad_input (contiguous, input_sizes) = the sum of the windows of grad_in that
+// cover each element. grad_in has the input's dims with `dim` cut into `windows` windows, plus a
+// last dim of `size`; its strides are in elements.
+struct UnfoldBackward {
+  int32_t ndim = 0;                      // of the input
+  int64_t sizes[kMaxDims] = {};          // input sizes
+  int64_t grad_strides[kMaxDims + 1] = {};  // grad_in strides, the window position last
+  int32_t dim = 0;
+  int64_t size = 0, step = 1, windows = 0;
+};
+
+// How many elements rows 0..r-1 of the lower (or upper) triangle of an r x col matrix hold, with
+// diagonal `offset` (host and device: the size of tril_indices's result, and each row's start).
+FOO_HD int64_t triangle_elements_before(int64_t r, int64_t col, int64_t offset, bool upper) {
+  // sum over i < r of clamp(i + a, 0, col): row i keeps the columns below i + a.
+  auto kept = [col](int64_t rows, int64_t a) {
+    const int64_t first = 1 - a > 0 ? 1 - a : 0;            // first row keeping anything
+    const int64_t full = col - a > first ? col - a : first;  // first row keeping every column
+    const int64_t mid = rows < first ? first : (rows > full ? full : rows);
+    const int64_t partial = (mid - first) * (2 * a + first + mid - 1) / 2;  // sum of i + a over [first, mid)
+    return partial + (rows > full ? rows - full : 0) * col;
+  };
+  return upper ? r * col - kept(r, offset) : kept(r, offset + 1);
+}
+
+}  // namespace foo::kernels
+
+FOO_DECLARE_KERNEL(void, map_copy, (Stream stream, const MapCopy& m, const void* in, void* out))
+FOO_DECLARE_KERNEL(void, unfold_backward_sum, (Stream stream, DType dtype, const UnfoldBackward& u,
+                                               const void* grad_in, void* grad_input, int64_t numel))
+// The `count` (row, col) pairs of the lower (or upper) triangle of a row x col matrix with
+// diagonal `offset`, row-major, as out[0][k] = row, out[1][k] = col (int32 or int64 `dtype`).
+FOO_DECLARE_KERNEL(void, triangle_indices, (Stream stream, DType dtype, void* out, int64_t count, int64_t row,
+                                            int64_t col, int64_t offset, bool upper))
