@@ -70,7 +70,7 @@ __device__ __forceinline__ M foreach_math(M a, M b, M c, M s, M alpha) {
 }
 
 template <ForeachOp Op>
-constexpr int lists_read() {
+FOO_HD constexpr int lists_read() {
   if constexpr (Op == ForeachOp::Zero) return 0;
   else if constexpr (Op == ForeachOp::AddScalar || Op == ForeachOp::MulScalar || Op == ForeachOp::DivScalar ||
                      Op == ForeachOp::Sqrt || Op == ForeachOp::Neg) return 1;
