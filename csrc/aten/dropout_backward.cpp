@@ -1,7 +1,7 @@
 // native_dropout_backward (what F.dropout's gradient reaches on foo): grad * mask * scale.
 #include <ATen/ATen.h>
 
-#include "FooNativeFunctions.h"
+#include "native/native_dropout_backward.h"
 #include "aten/elementwise.h"
 #include "aten/pointwise.h"
 #include "kernels/masked_scale.h"

@@ -4,7 +4,19 @@
 #include <ATen/ATen.h>
 #include <ATen/core/Reduction.h>
 
-#include "FooNativeFunctions.h"
+#include "native/binary_cross_entropy_backward_out.h"
+#include "native/binary_cross_entropy_out.h"
+#include "native/huber_loss_backward_out.h"
+#include "native/huber_loss_out.h"
+#include "native/log_sigmoid_backward_out.h"
+#include "native/log_sigmoid_forward_out.h"
+#include "native/logit_backward_out.h"
+#include "native/logit_out.h"
+#include "native/mse_loss_backward_out.h"
+#include "native/mse_loss_out.h"
+#include "native/smooth_l1_loss_backward_out.h"
+#include "native/smooth_l1_loss_out.h"
+#include "native/xlogy_out.h"
 #include "aten/device_memory.h"
 #include "aten/elementwise.h"
 #include "aten/pointwise.h"
