@@ -12,7 +12,7 @@
 namespace foo::kernels::FOO_TARGET {
 namespace {
 
-using softmax_detail::block_reduce;
+using foo::kernels::FOO_TARGET::block_reduce;
 
 constexpr unsigned kForeachThreads = 256;
 
@@ -125,7 +125,7 @@ void launch_pointwise(Stream stream, const ForeachArgs& args) {
 // Norm, first pass: one partial per chunk (sum of |x| or x^2, or max |x|), in double.
 template <typename T, int Ord>  // Ord 0: infinity
 __global__ void foreach_norm_partials(ForeachArgs args, double* partials) {
-  __shared__ double scratch[softmax_detail::kWarp];
+  __shared__ double scratch[kWarp];
   for (int64_t chunk = blockIdx.x; chunk < args.chunks; chunk += gridDim.x) {
     const ForeachTensor& row = args.table[find_tensor(args.table, args.tensors, chunk)];
     const int64_t begin = (chunk - row.first_chunk) * kForeachChunk;
