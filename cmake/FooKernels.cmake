@@ -6,7 +6,9 @@
 function(foo_add_kernels target)
   set(_sim_sources)
   foreach(_cu IN LISTS ARGN)
-    get_filename_component(_name "${_cu}" NAME)
+    # Named after the path, so generated/pointwise/x.cu and csrc/kernels/x.cu cannot collide.
+    file(RELATIVE_PATH _name "${PROJECT_SOURCE_DIR}" "${_cu}")
+    string(MAKE_C_IDENTIFIER "${_name}" _name)
     # A source file's language is per directory in CMake, so the sim build compiles a one-line
     # wrapper that includes the .cu file instead of the .cu file itself.
     set(_wrapper "${CMAKE_BINARY_DIR}/sim_kernels/${_name}.cpp")

@@ -8,17 +8,14 @@
 #include "native/binary_cross_entropy_out.h"
 #include "native/huber_loss_backward_out.h"
 #include "native/huber_loss_out.h"
-#include "native/log_sigmoid_backward_out.h"
 #include "native/log_sigmoid_forward_out.h"
-#include "native/logit_backward_out.h"
-#include "native/logit_out.h"
 #include "native/mse_loss_backward_out.h"
 #include "native/mse_loss_out.h"
 #include "native/smooth_l1_loss_backward_out.h"
 #include "native/smooth_l1_loss_out.h"
-#include "native/xlogy_out.h"
 #include "aten/device_memory.h"
 #include "aten/elementwise.h"
+#include "aten/kernel_dtype.h"
 #include "aten/pointwise.h"
 #include "kernels/loss.h"
 
@@ -30,7 +27,7 @@ using foo::kernels::LossBackwardOp;
 using foo::kernels::LossOp;
 using foo::kernels::Stream;
 
-void check_floating(const char* op, at::ScalarType dtype) { FOO_CHECK_DTYPE(at::isFloatingType(dtype), op, dtype); }
+void check_floating(const char* op, at::ScalarType dtype) { check_kernel_dtype(op, dtype, foo::kernels::kFloatingTypes); }
 void check_floating(const char* op, const at::Tensor& self) { check_floating(op, self.scalar_type()); }
 
 // `loss` reduced into `out` (allocated when undefined) as apply_loss_reduction does.
@@ -38,6 +35,29 @@ at::Tensor& reduce_loss(const at::Tensor& loss, int64_t reduction, at::Tensor& o
   if (!out.defined()) out = at::empty({0}, loss.options());
   if (reduction == at::Reduction::Mean) return at::mean_out(out, loss, at::IntArrayRef{});
   return at::sum_out(out, loss, at::IntArrayRef{});
+}
+
+// f(self, target) over `iter` (loss, self, target), computed in `dtype`.
+void launch_loss(const char* name, const at::TensorIteratorBase& iter, at::ScalarType dtype, LossOp op, double p,
+                 int32_t* error_slot = nullptr) {
+  check_floating(name, dtype);
+  const auto kdtype = kernel_dtype(dtype);
+  run_elementwise(iter, dtype, {dtype, dtype}, [&](Stream s, const ElementwiseGeometry& g) {
+    FOO_CALL_KERNEL(loss_forward, s, kdtype, g, op, p, error_slot);
+  });
+}
+
+// The structured losses (mse, smooth L1), as ATen's impl: their meta function built `meta_iter`
+// over (result, self, target), which reduction None fills; otherwise it sized `result` 0-d and
+// the loss goes through a temporary into mean/sum.
+void structured_loss(const char* name, LossOp op, double p, const at::TensorIteratorBase& meta_iter,
+                     const at::Tensor& self, const at::Tensor& target, int64_t reduction, const at::Tensor& result) {
+  if (reduction == at::Reduction::None) return launch_loss(name, meta_iter, meta_iter.common_dtype(), op, p);
+  at::Tensor loss;
+  auto iter = at::TensorIterator::binary_op(loss, self, target);
+  launch_loss(name, iter, iter.common_dtype(), op, p);
+  at::Tensor out = result;
+  reduce_loss(iter.output(), reduction, out);
 }
 
 // out = reduce(f(self, target)); with reduction None `out` receives f directly.
@@ -51,12 +71,7 @@ at::Tensor& pointwise_loss(const char* name, LossOp op, double p, const at::Tens
                   ? at::TensorIteratorConfig().add_output(loss).add_const_input(self).add_const_input(target).build()
                   : at::TensorIterator::binary_op(loss, self, target);
   const auto dtype = op == LossOp::Bce ? self.scalar_type() : iter.common_dtype();
-  check_floating(name, dtype);
-  const auto kdtype = kernel_dtype(dtype);
-  int32_t* error_slot = error.defined() ? error.mutable_data_ptr<int32_t>() : nullptr;
-  run_elementwise(iter, dtype, {dtype, dtype}, [&](Stream s, const ElementwiseGeometry& g) {
-    FOO_CALL_KERNEL(loss_forward, s, kdtype, g, op, p, error_slot);
-  });
+  launch_loss(name, iter, dtype, op, p, error.defined() ? error.mutable_data_ptr<int32_t>() : nullptr);
   if (reduction == at::Reduction::None) return iterator_result(out, iter);
   return reduce_loss(iter.tensor(0), reduction, out);
 }
@@ -88,8 +103,9 @@ double loss_norm(int64_t reduction, const at::Tensor& self, double scale) {
 
 }  // namespace
 
-at::Tensor& mse_loss_out(const at::Tensor& self, const at::Tensor& target, int64_t reduction, at::Tensor& out) {
-  return pointwise_loss("mse_loss", LossOp::Mse, 0.0, self, target, reduction, out);
+TORCH_IMPL_FUNC(mse_loss_out)
+(const at::Tensor& self, const at::Tensor& target, int64_t reduction, const at::Tensor& out) {
+  structured_loss("mse_loss", LossOp::Mse, 0.0, *this, self, target, reduction, out);
 }
 
 at::Tensor& mse_loss_backward_out(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
@@ -98,10 +114,10 @@ at::Tensor& mse_loss_backward_out(const at::Tensor& grad_output, const at::Tenso
                                  grad_output, self, target, grad_input);
 }
 
-at::Tensor& smooth_l1_loss_out(const at::Tensor& self, const at::Tensor& target, int64_t reduction, double beta,
-                               at::Tensor& out) {
-  TORCH_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.")
-  return pointwise_loss("smooth_l1_loss", LossOp::SmoothL1, beta, self, target, reduction, out);
+// The meta function checks beta >= 0.
+TORCH_IMPL_FUNC(smooth_l1_loss_out)
+(const at::Tensor& self, const at::Tensor& target, int64_t reduction, double beta, const at::Tensor& out) {
+  structured_loss("smooth_l1_loss", LossOp::SmoothL1, beta, *this, self, target, reduction, out);
 }
 
 at::Tensor& smooth_l1_loss_backward_out(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
@@ -169,46 +185,6 @@ std::tuple<at::Tensor&, at::Tensor&> log_sigmoid_forward_out(const at::Tensor& s
   iterator_result(output, iter);
   if (!buffer.defined()) buffer = at::empty({0}, self.options());
   return {output, buffer};
-}
-
-at::Tensor& log_sigmoid_backward_out(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& buffer,
-                                     at::Tensor& grad_input) {
-  (void)buffer;
-  check_floating("log_sigmoid_backward", self);
-  auto iter = at::TensorIteratorConfig().add_output(grad_input).add_const_input(self).add_const_input(grad_output).build();
-  const auto dtype = self.scalar_type();
-  const auto kdtype = kernel_dtype(dtype);
-  run_elementwise(iter, dtype, {dtype, dtype},
-                  [&](Stream s, const ElementwiseGeometry& g) { FOO_CALL_KERNEL(log_sigmoid_backward, s, kdtype, g); });
-  return iterator_result(grad_input, iter);
-}
-
-at::Tensor& xlogy_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
-  auto iter = at::TensorIterator::binary_float_op(out, self, other);
-  const auto kdtype = kernel_dtype(iter.common_dtype());
-  run_elementwise(iter, [&](Stream s, const ElementwiseGeometry& g) {
-    FOO_CALL_KERNEL(loss_forward, s, kdtype, g, LossOp::Xlogy, 0.0, nullptr);
-  });
-  return iterator_result(out, iter);
-}
-
-// binary_cross_entropy's target gradient calls logit.
-at::Tensor& logit_out(const at::Tensor& self, std::optional<double> eps, at::Tensor& out) {
-  auto iter = at::TensorIterator::unary_float_op(out, self);
-  const auto kdtype = kernel_dtype(iter.common_dtype());
-  const double e = eps.value_or(-1.0);
-  run_elementwise(iter, [&](Stream s, const ElementwiseGeometry& g) { FOO_CALL_KERNEL(logit, s, kdtype, g, e); });
-  return iterator_result(out, iter);
-}
-
-at::Tensor& logit_backward_out(const at::Tensor& grad_output, const at::Tensor& self, std::optional<double> eps,
-                               at::Tensor& grad_input) {
-  auto iter = at::TensorIterator::binary_op(grad_input, grad_output, self);
-  const auto kdtype = kernel_dtype(iter.common_dtype());
-  check_floating("logit_backward", iter.common_dtype());
-  const double e = eps.value_or(-1.0);
-  run_elementwise(iter, [&](Stream s, const ElementwiseGeometry& g) { FOO_CALL_KERNEL(logit_backward, s, kdtype, g, e); });
-  return iterator_result(grad_input, iter);
 }
 
 }  // namespace foo::native

@@ -7,7 +7,7 @@
 #include "kernels/foreach.h"
 #include "kernels/kernel.h"
 #include "kernels/softmax_reduce.h"
-#include "kernels/unary_math.cuh"
+#include "kernels/math.cuh"
 
 namespace foo::kernels::FOO_TARGET {
 namespace {

@@ -13,7 +13,6 @@ enum class LossOp : int32_t {
   SmoothL1,  // |d| < p ? 0.5 d^2 / p : |d| - 0.5 p
   Huber,     // |d| < p ? 0.5 d^2 : p (|d| - 0.5 p)
   Bce,       // (y - 1) max(log1p(-x), -100) - y max(log(x), -100); x or y outside [0, 1] flags `error`
-  Xlogy,     // x * log(y), 0 where x == 0, NaN where y is NaN
 };
 // out = f(input, target, grad) scaled by `norm`, with parameter p:
 enum class LossBackwardOp : int32_t {
@@ -31,10 +30,5 @@ FOO_DECLARE_KERNEL(void, loss_forward,
 // inputs: input, target, grad_output
 FOO_DECLARE_KERNEL(void, loss_backward,
                    (Stream, DType dtype, const ElementwiseGeometry& g, LossBackwardOp op, double norm, double p))
-// log_sigmoid: out = min(x, 0) - log1p(exp(-|x|)) (input: x); its backward (inputs: x, grad)
+// log_sigmoid: out = min(x, 0) - log1p(exp(-|x|)) (input: x). Its backward is a manifest formula.
 FOO_DECLARE_KERNEL(void, log_sigmoid_forward, (Stream, DType dtype, const ElementwiseGeometry& g))
-FOO_DECLARE_KERNEL(void, log_sigmoid_backward, (Stream, DType dtype, const ElementwiseGeometry& g))
-// logit (binary_cross_entropy's target gradient): log(x / (1 - x)) with x clamped to
-// [eps, 1 - eps] when eps >= 0 (eps < 0: none). Its backward (inputs: grad, x).
-FOO_DECLARE_KERNEL(void, logit, (Stream, DType dtype, const ElementwiseGeometry& g, double eps))
-FOO_DECLARE_KERNEL(void, logit_backward, (Stream, DType dtype, const ElementwiseGeometry& g, double eps))
