@@ -77,17 +77,24 @@ at::Tensor& pointwise_loss(const char* name, LossOp op, double p, const at::Tens
 }
 
 // grad_input = f(self, target, grad_output) * norm; grad_output broadcasts (a 0-d one after a reduction).
+// The iterator of a loss gradient: (grad_input, self, target, grad_output), grad_input allocated
+// like self when undefined.
+at::TensorIterator loss_backward_iterator(const at::Tensor& grad_output, const at::Tensor& self,
+                                          const at::Tensor& target, at::Tensor& grad_input) {
+  if (!grad_input.defined()) grad_input = at::empty_like(self, c10::MemoryFormat::Contiguous);
+  return at::TensorIteratorConfig()
+      .add_output(grad_input)
+      .add_const_input(self)
+      .add_const_input(target)
+      .add_const_input(grad_output)
+      .build();
+}
+
 at::Tensor& pointwise_loss_backward(const char* name, LossBackwardOp op, double norm, double p,
                                     const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
                                     at::Tensor& grad_input) {
   check_floating(name, self);
-  if (!grad_input.defined()) grad_input = at::empty_like(self, c10::MemoryFormat::Contiguous);
-  auto iter = at::TensorIteratorConfig()
-                  .add_output(grad_input)
-                  .add_const_input(self)
-                  .add_const_input(target)
-                  .add_const_input(grad_output)
-                  .build();
+  auto iter = loss_backward_iterator(grad_output, self, target, grad_input);
   const auto dtype = self.scalar_type();
   const auto kdtype = kernel_dtype(dtype);
   run_elementwise(iter, dtype, {dtype, dtype, dtype}, [&](Stream s, const ElementwiseGeometry& g) {
@@ -168,8 +175,8 @@ at::Tensor& binary_cross_entropy_out(const at::Tensor& self, const at::Tensor& t
 at::Tensor& binary_cross_entropy_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
                                               const at::Tensor& target, const std::optional<at::Tensor>& weight,
                                               int64_t reduction, at::Tensor& grad_input) {
-  pointwise_loss_backward("binary_cross_entropy_backward", LossBackwardOp::Bce, 1.0, 0.0, grad_output, self, target,
-                          grad_input);
+  run_binary_cross_entropy_backward_out(loss_backward_iterator(grad_output, self, target, grad_input),
+                                        self.scalar_type(), reduction);  // the manifest's formula
   if (weight.has_value() && weight->defined()) grad_input.mul_(*weight);
   if (reduction == at::Reduction::Mean) grad_input.div_(self.numel());
   return grad_input;

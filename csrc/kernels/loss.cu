@@ -2,7 +2,8 @@
 // ATen's CPU kernels (BinaryOpsKernel.cpp, PointwiseOpsKernel.cpp, Loss.cpp), log_sigmoid CUDA's
 // (no buffer); computed in opmath_t, rounded once. Not manifest formulas (docs/kernels.md,
 // Losses): the losses reduce afterwards or scale by 1/numel, BCE flags bad inputs on the device,
-// and log_sigmoid_forward has two outputs. xlogy, logit(_backward) and log_sigmoid_backward are.
+// and log_sigmoid_forward has two outputs. xlogy, logit(_backward), log_sigmoid_backward and BCE's
+// backward are.
 #include "kernels/elementwise.cuh"
 #include "kernels/loss.h"
 #include "kernels/math.cuh"
@@ -53,13 +54,11 @@ struct LossBackwardFn {
       if (d <= -p) return cast<T>(-norm * g);
       if (d >= p) return cast<T>(norm * g);
       return cast<T>(norm * d * g / p);
-    } else if constexpr (Op == LossBackwardOp::Huber) {
+    } else {  // Huber
       const M d = x - y;
       if (d <= -p) return cast<T>(-norm * g * p);
       if (d >= p) return cast<T>(norm * g * p);
       return cast<T>(norm * d * g);
-    } else {  // Bce
-      return cast<T>(g * (x - y) / max_of((M(1) - x) * x, M(1e-12)));
     }
   }
 };
@@ -99,7 +98,6 @@ void loss_backward(Stream stream, DType dtype, const ElementwiseGeometry& g, Los
       case LossBackwardOp::Mse: run(LossBackwardFn<LossBackwardOp::Mse, T>{M(norm), M(p)}); break;
       case LossBackwardOp::SmoothL1: run(LossBackwardFn<LossBackwardOp::SmoothL1, T>{M(norm), M(p)}); break;
       case LossBackwardOp::Huber: run(LossBackwardFn<LossBackwardOp::Huber, T>{M(norm), M(p)}); break;
-      case LossBackwardOp::Bce: run(LossBackwardFn<LossBackwardOp::Bce, T>{M(norm), M(p)}); break;
     }
   });
 }

@@ -19,7 +19,6 @@ enum class LossBackwardOp : int32_t {
   Mse,       // norm (x - y) g
   SmoothL1,  // d <= -p ? -norm g : d >= p ? norm g : norm d g / p
   Huber,     // d <= -p ? -norm g p : d >= p ? norm g p : norm d g
-  Bce,       // g (x - y) / max((1 - x) x, 1e-12)   (norm unused)
 };
 }  // namespace foo::kernels
 

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <ATen/ATen.h>
+#include <ATen/TensorIterator.h>
 
 namespace foo::native {
 
 // aten::binary_cross_entropy_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) grad_input) -> Tensor(a!) (also registered for binary_cross_entropy_backward)
 at::Tensor & binary_cross_entropy_backward_out(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, at::Tensor & grad_input);
+void run_binary_cross_entropy_backward_out(const at::TensorIteratorBase& iter, at::ScalarType dtype, int64_t reduction);
 
 }  // namespace foo::native
