@@ -66,7 +66,7 @@ at::Tensor& pointwise_loss(const char* name, LossOp op, double p, const at::Tens
   TORCH_CHECK(reduction == at::Reduction::None || reduction == at::Reduction::Mean || reduction == at::Reduction::Sum,
               name, ": ", reduction, " is not a valid value for reduction");
   at::Tensor loss = reduction == at::Reduction::None ? out : at::Tensor();
-  // mse, smooth L1 and Huber promote as binary ops (their structured meta); BCE wants one dtype.
+  // Huber promotes as a binary op (as mse and smooth L1's structured meta functions); BCE wants one dtype.
   auto iter = op == LossOp::Bce
                   ? at::TensorIteratorConfig().add_output(loss).add_const_input(self).add_const_input(target).build()
                   : at::TensorIterator::binary_op(loss, self, target);
@@ -76,7 +76,6 @@ at::Tensor& pointwise_loss(const char* name, LossOp op, double p, const at::Tens
   return reduce_loss(iter.tensor(0), reduction, out);
 }
 
-// grad_input = f(self, target, grad_output) * norm; grad_output broadcasts (a 0-d one after a reduction).
 // The iterator of a loss gradient: (grad_input, self, target, grad_output), grad_input allocated
 // like self when undefined.
 at::TensorIterator loss_backward_iterator(const at::Tensor& grad_output, const at::Tensor& self,
@@ -90,6 +89,7 @@ at::TensorIterator loss_backward_iterator(const at::Tensor& grad_output, const a
       .build();
 }
 
+// grad_input = f(self, target, grad_output) * norm; grad_output broadcasts (a 0-d one after a reduction).
 at::Tensor& pointwise_loss_backward(const char* name, LossBackwardOp op, double norm, double p,
                                     const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
                                     at::Tensor& grad_input) {
