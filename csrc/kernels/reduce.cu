@@ -371,6 +371,18 @@ __global__ void reduce_column_kernel(Ops ops, const typename Ops::in_t* in, int6
 // Host side
 // ---------------------------------------------------------------------------------------------
 
+#if defined(__CUDACC__)
+constexpr ReduceTuning kTuning{};
+constexpr int kBlockThreads = kReduceThreads;  // threads of a Block-kernel block
+#else
+// sim: each thread of a Block kernel pays ~12 fiber switches (10 shuffles, 2 barriers) however
+// few elements it folds. Fewer threads per block and longer chunks (256-512 elements a thread,
+// still 4 interleaved sums of <= 128) make the folding, not the switching, the cost; 32 blocks
+// keep a few host threads busy.
+constexpr ReduceTuning kTuning{32, 65536};
+constexpr int kBlockThreads = 128;
+#endif
+
 template <class Ops>
 void run(const char* name, const Ops& ops, const ReduceArgs& a, Stream stream) {
   using in_t = typename Ops::in_t;
@@ -380,7 +392,7 @@ void run(const char* name, const Ops& ops, const ReduceArgs& a, Stream stream) {
   const int64_t outputs = a.outer * a.inner;
   if (outputs == 0) return;
   const auto* in = static_cast<const in_t*>(a.in);
-  const ReducePlan p = plan_reduction(a.outer, a.size, a.inner);
+  const ReducePlan p = plan_reduction(a.outer, a.size, a.inner, kTuning);
   auto* partials = static_cast<acc_t*>(a.workspace);
   if (p.splits > 1 && partials == nullptr) throw std::invalid_argument(std::string(name) + ": no workspace");
   const dim3 threads(kReduceThreads), column_threads(kColumnWidth, kColumnHeight);
@@ -391,8 +403,8 @@ void run(const char* name, const Ops& ops, const ReduceArgs& a, Stream stream) {
              a.inner);
       break;
     case ReduceKernel::Block:
-      launch(name, reduce_block_kernel<Ops>, capped_grid(p.blocks, kMaxGridBlocks), threads, 0, stream, ops, in, a.outer, a.size, a.inner,
-             p.splits, partials);
+      launch(name, reduce_block_kernel<Ops>, capped_grid(p.blocks, kMaxGridBlocks), dim3(kBlockThreads), 0, stream, ops, in,
+             a.outer, a.size, a.inner, p.splits, partials);
       break;
     case ReduceKernel::Column:
       launch(name, reduce_column_kernel<Ops>, capped_grid(p.blocks, kMaxGridBlocks), column_threads, 0, stream, ops, in, a.outer, a.size,
