@@ -53,9 +53,9 @@ constexpr int kElementwiseRun = 1;
 // without paying per-thread overhead for millions of emulated threads.
 constexpr int64_t kMaxElementwiseBlocks = 256;
 // On sim an emulated thread is a function call that copies the kernel's parameters (a geometry
-// of ~700 bytes): a run of 128 contiguous elements per thread amortises that, and is a plain
+// of ~700 bytes): a run of 512 contiguous elements per thread amortises that, and is a plain
 // loop the host compiler vectorises (SSE on x86-64) once the kernel is inlined into it.
-constexpr int kElementwiseRun = 128;
+constexpr int kElementwiseRun = 512;
 #endif
 
 // Grid-stride loop over runs of kElementwiseRun consecutive elements: the grid is capped, each

@@ -12,7 +12,7 @@ namespace foo::sim {
 namespace {
 
 // Waking a helper costs microseconds; an independent thread costs nanoseconds (an elementwise
-// thread handles a run of 128 elements: ~50-500 ns). Give each helper at least this many emulated
+// thread handles a run of 512 elements: ~0.2-2 us). Give each helper at least this many emulated
 // threads so that small elementwise grids stay on one host thread.
 constexpr uint64_t kIndependentThreadsPerHelper = 2048;
 
