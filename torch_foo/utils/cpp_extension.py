@@ -7,7 +7,8 @@ changed. What differs is how a ``.cu`` source is compiled (docs/extensions.md):
 - for the sim target, always: as host C++ against torch_foo's emulation of CUDA's execution
   model, through a generated one-line wrapper ``<stem>.cu.cpp`` that includes the ``.cu`` file
   (so compile errors name the user's file and line);
-- for the cuda target, when nvcc is present (``with_cuda=None``) or asked for (``True``): by nvcc,
+- for the cuda target, when nvcc is present (``with_cuda=None``, unless ``FOO_USE_CUDA=OFF``) or
+  asked for (``True``): by nvcc,
   with a Ninja file of its own, linked with the static CUDA runtime.
 
 The extension links libtorch_foo; its launchers are declared with ``FOO_DECLARE_KERNEL_IN`` and
@@ -165,7 +166,11 @@ def _want_cuda(with_cuda, cu_sources):
     if not cu_sources:
         return False
     if with_cuda is None:
-        return find_nvcc() is not None
+        # FOO_USE_CUDA (AUTO | ON | OFF), the switch of torch_foo's own build, decides the default.
+        choice = os.environ.get("FOO_USE_CUDA", "AUTO").upper()
+        if choice == "OFF":
+            return False
+        return choice == "ON" or find_nvcc() is not None
     return bool(with_cuda)
 
 
@@ -253,8 +258,10 @@ class BuildExtension(_torch_ext.BuildExtension):
     def build_extensions(self):
         # Before torch's: it looks for CUDA as soon as any source ends in .cu.
         for ext in self.extensions:
-            if hasattr(ext, "foo_with_cuda"):
+            # Once per extension: bdist_wheel runs build_ext a second time on the same objects.
+            if hasattr(ext, "foo_with_cuda") and not getattr(ext, "foo_prepared", False):
                 self._prepare_foo_extension(ext)
+                ext.foo_prepared = True
         super().build_extensions()
 
     def _prepare_foo_extension(self, ext):
