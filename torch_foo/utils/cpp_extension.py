@@ -162,6 +162,16 @@ def _compile_cuda_objects(sources, build_dir, extra_cuda_cflags, extra_include_p
     return objects, ldflags
 
 
+def _ensure_ninja():
+    """Puts the ninja of this Python's environment on PATH when none is there (a venv used
+    without activation): torch's JIT build and the nvcc build both run `ninja`."""
+    if shutil.which("ninja"):
+        return
+    scripts = os.path.dirname(sys.executable)
+    if os.path.exists(os.path.join(scripts, "ninja")):
+        os.environ["PATH"] = scripts + os.pathsep + os.environ.get("PATH", "")
+
+
 def _want_cuda(with_cuda, cu_sources):
     if not cu_sources:
         return False
@@ -197,6 +207,7 @@ def load(name, sources, extra_cflags=None, extra_cuda_cflags=None, extra_ldflags
     """
     if isinstance(sources, str):
         sources = [sources]
+    _ensure_ninja()
     if build_directory is None:
         build_directory = os.path.join(_torch_ext.get_default_build_root(), "foo_" + name)
     os.makedirs(build_directory, exist_ok=True)
@@ -256,6 +267,7 @@ class BuildExtension(_torch_ext.BuildExtension):
     """torch's BuildExtension, plus the two compiles of every .cu source of a FooExtension."""
 
     def build_extensions(self):
+        _ensure_ninja()
         # Before torch's: it looks for CUDA as soon as any source ends in .cu.
         for ext in self.extensions:
             # Once per extension: bdist_wheel runs build_ext a second time on the same objects.
