@@ -12,8 +12,10 @@ foreach(_dir kernels sim runtime)
   install(DIRECTORY "${PROJECT_SOURCE_DIR}/csrc/${_dir}" DESTINATION torch_foo/include
           FILES_MATCHING PATTERN "*.h" PATTERN "*.cuh" PATTERN "tests" EXCLUDE)
 endforeach()
-# The host halves of the launchers an extension may call (elementwise).
-install(FILES "${PROJECT_SOURCE_DIR}/csrc/aten/elementwise.h" DESTINATION torch_foo/include/aten)
+# The host halves of the launchers an extension may call (elementwise), and the dtype mapping
+# they include.
+file(GLOB _foo_public_aten "${PROJECT_SOURCE_DIR}/csrc/aten/elementwise.h" "${PROJECT_SOURCE_DIR}/csrc/aten/kernel_dtype.h")
+install(FILES ${_foo_public_aten} DESTINATION torch_foo/include/aten)
 
 configure_file("${CMAKE_CURRENT_LIST_DIR}/TorchFooConfig.cmake.in"
                "${CMAKE_BINARY_DIR}/TorchFooConfig.cmake" @ONLY)
