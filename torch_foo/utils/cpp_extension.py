@@ -195,6 +195,19 @@ def _foo_ldflags():
     return [f"-L{lib}", "-ltorch_foo", f"-Wl,-rpath,{lib}"]
 
 
+def _default_build_directory(name):
+    # As torch's: under TORCH_EXTENSIONS_DIR, else the user's cache, per Python and torch version
+    # (the binary links torch_foo, which is built for one torch).
+    root = os.environ.get("TORCH_EXTENSIONS_DIR")
+    if root is None:
+        import torch
+
+        version = torch.__version__.split("+")[0].replace(".", "")
+        root = os.path.join(_torch_ext.get_default_build_root(),
+                            f"py{sys.version_info.major}{sys.version_info.minor}_foo_torch{version}")
+    return os.path.join(root, name)
+
+
 def load(name, sources, extra_cflags=None, extra_cuda_cflags=None, extra_ldflags=None, extra_include_paths=None,
          build_directory=None, verbose=False, with_cuda=None, is_python_module=True, is_standalone=False,
          keep_intermediates=True):
@@ -209,7 +222,7 @@ def load(name, sources, extra_cflags=None, extra_cuda_cflags=None, extra_ldflags
         sources = [sources]
     _ensure_ninja()
     if build_directory is None:
-        build_directory = os.path.join(_torch_ext.get_default_build_root(), "foo_" + name)
+        build_directory = _default_build_directory(name)
     os.makedirs(build_directory, exist_ok=True)
 
     cu_sources = [s for s in sources if _is_cuda_source(s)]
