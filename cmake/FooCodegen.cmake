@@ -1,11 +1,51 @@
 # Runs `python -m codegen` whenever the manifest, codegen itself or the torch version changes.
 # Codegen writes a file only when its content changes; Ninja's restat then recompiles only the
 # translation units whose generated inputs really changed.
+
+# Where it writes. generated/ is committed for one torch version (generated/TORCH_VERSION); a
+# build against another supported version (pyproject.toml: 2.11, 2.12) generates into the build
+# directory instead, so the committed files stay as they are.
+string(REGEX MATCH "^[0-9]+\\.[0-9]+" FOO_TORCH_MINOR_VERSION "${FOO_TORCH_VERSION}")
+set(_foo_committed_torch "")
+if(EXISTS "${PROJECT_SOURCE_DIR}/generated/TORCH_VERSION")
+  file(STRINGS "${PROJECT_SOURCE_DIR}/generated/TORCH_VERSION" _foo_committed_torch REGEX "^[0-9]")
+endif()
+if(NOT FOO_GENERATED_DIR)
+  if(_foo_committed_torch STREQUAL FOO_TORCH_MINOR_VERSION)
+    set(FOO_GENERATED_DIR "${PROJECT_SOURCE_DIR}/generated")
+    set(FOO_PYI "${PROJECT_SOURCE_DIR}/torch_foo/ops.pyi")
+  else()
+    set(FOO_GENERATED_DIR "${CMAKE_BINARY_DIR}/generated")
+    message(STATUS "codegen: generated/ is for torch ${_foo_committed_torch}; "
+                   "torch ${FOO_TORCH_MINOR_VERSION} generates into ${FOO_GENERATED_DIR}")
+  endif()
+endif()
+if(NOT FOO_PYI)
+  set(FOO_PYI "${FOO_GENERATED_DIR}/ops.pyi")
+endif()
+
+# The aten registrations come in REGISTER_SHARDS files (codegen/gen_register.py says how many).
+file(STRINGS "${PROJECT_SOURCE_DIR}/codegen/gen_register.py" _foo_shards REGEX "^REGISTER_SHARDS = [0-9]+$")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/codegen/gen_register.py")
+string(REGEX REPLACE "^REGISTER_SHARDS = " "" _foo_shards "${_foo_shards}")
+set(FOO_REGISTER_SOURCES)
+math(EXPR _foo_last_shard "${_foo_shards} - 1")
+foreach(_i RANGE ${_foo_last_shard})
+  list(APPEND FOO_REGISTER_SOURCES "${FOO_GENERATED_DIR}/RegisterFoo_${_i}.cpp")
+endforeach()
+
+# Every output must be a byproduct, so that Ninja re-checks the files including one after
+# codegen ran. The per-kernel headers (native/<kernel>.h) are the ones that exist now; a header
+# codegen adds is only included by files new in the same build, and the glob picks it up when
+# CMake next configures.
+file(GLOB _foo_kernel_headers CONFIGURE_DEPENDS "${FOO_GENERATED_DIR}/native/*.h")
 set(FOO_GENERATED_FILES
   "${FOO_GENERATED_DIR}/FooNativeFunctions.h"
-  "${FOO_GENERATED_DIR}/RegisterFoo.cpp"
+  ${_foo_kernel_headers}
+  ${FOO_REGISTER_SOURCES}
   "${FOO_GENERATED_DIR}/FooCustomOps.cpp"
   "${FOO_GENERATED_DIR}/FooPythonOps.cpp"
+  "${FOO_GENERATED_DIR}/TORCH_VERSION"
   "${FOO_PYI}")
 file(GLOB_RECURSE _foo_codegen_inputs CONFIGURE_DEPENDS
   "${PROJECT_SOURCE_DIR}/codegen/*.py" "${PROJECT_SOURCE_DIR}/codegen/templates/*")

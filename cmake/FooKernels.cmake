@@ -1,21 +1,24 @@
 include(TorchFooKernels)  # torch_foo_sim_wrappers, shared with extensions
 
-# foo_add_kernels(<target> <file.cu>...): sets <target>_TARGETS (object libraries to link); compiles each kernel source twice from the same file —
-# as C++ for the sim target (the host emulation of CUDA's execution model in csrc/sim) and, when
-# FOO_WITH_CUDA, by nvcc for the cuda target. The two land in different namespaces
-# (foo::kernels::sim / ::cuda; see csrc/kernels/kernel.h), so both live in one library.
+# foo_add_kernels(<target> <file.cu>...): sets <target>_TARGETS (object libraries to link); compiles
+# each kernel source twice from the same file — as C++ for the sim target (the host emulation of
+# CUDA's execution model in csrc/sim) and, when FOO_WITH_CUDA, by nvcc for the cuda target. The two
+# land in different namespaces (foo::kernels::sim / ::cuda; see csrc/kernels/kernel.h), so both
+# live in one library. Neither compile sees torch's include directories: kernels include no ATen.
 function(foo_add_kernels target)
   torch_foo_sim_wrappers(_sim_sources "${CMAKE_BINARY_DIR}/sim_kernels" ${ARGN})
   add_library(${target}_sim OBJECT ${_sim_sources})
   target_include_directories(${target}_sim PRIVATE "${PROJECT_SOURCE_DIR}/csrc")
-  target_compile_definitions(${target}_sim PRIVATE FOO_KERNEL_TARGET_SIM)
+  foo_target_warnings(${target}_sim)
+  # CUDA's `#pragma unroll` means nothing to the host compiler.
+  target_compile_options(${target}_sim PRIVATE -Wno-unknown-pragmas)
   set(_targets ${target}_sim)
 
   if(FOO_WITH_CUDA AND ARGN)
     add_library(${target}_cuda OBJECT ${ARGN})
     target_include_directories(${target}_cuda PRIVATE "${PROJECT_SOURCE_DIR}/csrc")
-    target_compile_definitions(${target}_cuda PRIVATE FOO_KERNEL_TARGET_CUDA)
     target_compile_options(${target}_cuda PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
+    foo_target_warnings(${target}_cuda)
     list(APPEND _targets ${target}_cuda)
   endif()
   # Object libraries: linking them puts their objects straight into the linking library.

@@ -8,13 +8,14 @@ import sys
 
 from .aten import load_aten
 from .gen_custom import gen_custom
-from .gen_header import gen_header
+from .gen_header import KERNEL_HEADER_DIR, gen_headers
 from .gen_pyi import gen_pyi
 from .gen_python import gen_python
-from .gen_register import gen_register
+from .gen_register import gen_register_shards
 from .manifest import ManifestError, parse_manifest
 from .output import stale, write_if_changed
 from .resolve import resolve
+from .torch_version import TORCH_VERSION_FILE, committed_torch_version, gen_torch_version, torch_version
 
 
 def display_path(path: str) -> str:
@@ -32,13 +33,20 @@ def generate(manifest_path: str, out_dir: str, pyi_path: str) -> dict[str, str]:
     except OSError as e:
         raise ManifestError(shown, 1, f"cannot read the manifest ({e.strerror})", "pass --manifest PATH") from None
     plan = resolve(parse_manifest(text, shown), load_aten())
-    return {
-        os.path.join(out_dir, "FooNativeFunctions.h"): gen_header(plan),
-        os.path.join(out_dir, "RegisterFoo.cpp"): gen_register(plan),
+    files = {os.path.join(out_dir, rel): content for rel, content in gen_headers(plan).items()}
+    files.update({os.path.join(out_dir, name): content for name, content in gen_register_shards(plan).items()})
+    files.update({
         os.path.join(out_dir, "FooCustomOps.cpp"): gen_custom(plan),
         os.path.join(out_dir, "FooPythonOps.cpp"): gen_python(plan),
+        os.path.join(out_dir, TORCH_VERSION_FILE): gen_torch_version(plan),
         pyi_path: gen_pyi(plan),
-    }
+    })
+    return files
+
+
+def owned_dirs(out_dir: str) -> list[str]:
+    """Folders whose every file codegen writes: a file there it no longer generates is stale."""
+    return [os.path.join(out_dir, KERNEL_HEADER_DIR)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -54,13 +62,22 @@ def main(argv: list[str] | None = None) -> int:
         print(e, file=sys.stderr)
         return 1
     if args.check:
-        bad = stale(files)
+        committed = committed_torch_version(args.out)
+        if committed is not None and committed != torch_version():
+            # The build generates into its build directory for this torch (CMakeLists.txt).
+            print(f"codegen: {args.out}/ is generated for torch {committed}, not the installed {torch_version()}: "
+                  "the manifest is valid; the committed files were not compared", file=sys.stderr)
+            return 0
+        bad = stale(files, owned_dirs(args.out))
         if bad:
             print("codegen: stale or missing: " + ", ".join(bad) + "; run `python -m codegen`", file=sys.stderr)
             return 1
         return 0
-    for path in write_if_changed(files):
+    written, removed = write_if_changed(files, owned_dirs(args.out))
+    for path in written:
         print(f"codegen: wrote {path}")
+    for path in removed:
+        print(f"codegen: removed {path}")
     return 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .cpp_wrapper import wrapper
+from .gen_header import kernel_header
 from .render import cpp_string, render, stamp
 from .resolve import Plan
 
@@ -12,4 +13,5 @@ def gen_custom(plan: Plan) -> str:
         {"schema": cpp_string(str(c.f.func)), "tags": ", ".join(f"at::Tag::{t}" for t in c.tags)} for c in plan.custom
     ]
     wrappers = [wrapper(c.f, c.f, c.kernel, "direct", "foo") for c in plan.custom]
-    return render("FooCustomOps.cpp.j2", stamp=stamp(plan.manifest_path), defs=defs, wrappers=wrappers)
+    headers = list(dict.fromkeys(kernel_header(c.kernel) for c in plan.custom))
+    return render("FooCustomOps.cpp.j2", stamp=stamp(plan.manifest_path), defs=defs, wrappers=wrappers, headers=headers)

@@ -4,8 +4,8 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/device_check.h"
+#include "native/axpby.h"
 
 namespace {
 

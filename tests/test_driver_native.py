@@ -8,16 +8,17 @@ from pathlib import Path
 
 import pytest
 
-DRIVER_DIR = Path(__file__).resolve().parents[1] / "csrc" / "runtime" / "driver"
+CSRC = Path(__file__).resolve().parents[1] / "csrc"
+DRIVER_DIR = CSRC / "runtime" / "driver"
 
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
 def test_driver_selftest(tmp_path):
     exe = tmp_path / "driver_test"
-    sources = sorted(str(p) for p in DRIVER_DIR.glob("*.cpp")) + [str(DRIVER_DIR / "tests" / "driver_test.cpp")]
-    # -I csrc: the driver layer defines the launch API's profiler hook (kernels/launch_trace.h).
-    build = subprocess.run(["g++", "-std=c++17", "-O1", "-pthread", f"-I{DRIVER_DIR}", f"-I{DRIVER_DIR.parents[1]}",
-                            *sources, "-o", str(exe)],
+    # The driver layer hosts the emulator (driver() installs its stream queue), so it links csrc/sim.
+    sources = sorted(str(p) for p in [*DRIVER_DIR.glob("*.cpp"), *(CSRC / "sim").glob("*.cpp")])
+    sources.append(str(DRIVER_DIR / "tests" / "driver_test.cpp"))
+    build = subprocess.run(["g++", "-std=c++17", "-O1", "-pthread", f"-I{CSRC}", *sources, "-o", str(exe)],
                            capture_output=True, text=True, timeout=600)
     assert build.returncode == 0, build.stderr[-4000:]
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)

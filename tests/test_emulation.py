@@ -22,7 +22,7 @@ def emulation_test(tmp_path_factory):
     exe = tmp_path_factory.mktemp("emulation") / "emulation_test"
     sources = sorted(str(p) for p in [*(CSRC / "sim").glob("*.cpp"), *(CSRC / "runtime" / "driver").glob("*.cpp")])
     build = subprocess.run(
-        ["g++", "-std=c++17", "-O2", "-pthread", f"-I{CSRC}", f"-I{CSRC / 'runtime' / 'driver'}",
+        ["g++", "-std=c++17", "-O2", "-pthread", f"-I{CSRC}",
          "-x", "c++", str(CSRC / "sim" / "tests" / "emulation_test.cu"), "-x", "none", *sources, "-o", str(exe)],
         capture_output=True, text=True, timeout=900)
     assert build.returncode == 0, build.stderr[-4000:]

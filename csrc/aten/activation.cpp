@@ -4,9 +4,18 @@
 #include <ATen/Dispatch.h>
 #include <ATen/OpMathType.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/elementwise.h"
 #include "kernels/activation.h"
+#include "native/gelu_backward_out.h"
+#include "native/gelu_out.h"
+#include "native/relu.h"
+#include "native/relu_.h"
+#include "native/sigmoid_backward_out.h"
+#include "native/silu_backward_out.h"
+#include "native/silu_out.h"
+#include "native/tanh_backward_out.h"
+#include "native/threshold_backward_out.h"
+#include "native/threshold_out.h"
 
 namespace foo::native {
 namespace {

@@ -1,8 +1,8 @@
 // foo::axpby — the first custom op: out = a * x + b * y, run by our own kernel.
 #include <ATen/ATen.h>
 
-#include "FooNativeFunctions.h"
 #include "kernels/axpby.h"
+#include "native/axpby.h"
 #include "runtime/stream.h"
 
 namespace foo::native {

@@ -9,9 +9,17 @@
 #include <ATen/ATen.h>
 #include <ATen/native/Resize.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/layout.h"
 #include "kernels/norm.h"
+#include "native/batch_norm_backward.h"
+#include "native/batch_norm_with_update.h"
+#include "native/batch_norm_with_update_out.h"
+#include "native/native_batch_norm_backward.h"
+#include "native/native_batch_norm_legit.h"
+#include "native/native_batch_norm_legit_no_stats.h"
+#include "native/native_batch_norm_legit_no_stats_out.h"
+#include "native/native_batch_norm_legit_out.h"
+#include "native/native_batch_norm_out.h"
 #include "runtime/stream.h"
 
 namespace foo::native {

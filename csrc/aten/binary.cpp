@@ -2,9 +2,14 @@
 #include <ATen/ATen.h>
 #include <ATen/native/BinaryOps.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/elementwise.h"
 #include "kernels/binary.h"
+#include "native/add_out.h"
+#include "native/div_out.h"
+#include "native/div_out_mode.h"
+#include "native/mul_out.h"
+#include "native/rsub_tensor.h"
+#include "native/sub_out.h"
 
 namespace foo::native {
 namespace {

@@ -4,10 +4,14 @@
 #include <ATen/ATen.h>
 #include <ATen/ScalarOps.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/elementwise.h"
 #include "aten/pointwise.h"
 #include "kernels/binary_math.h"
+#include "native/maximum_out.h"
+#include "native/minimum_out.h"
+#include "native/pow_scalar_out.h"
+#include "native/pow_tensor_scalar_out.h"
+#include "native/pow_tensor_tensor_out.h"
 
 namespace foo::native {
 namespace {

@@ -2,10 +2,13 @@
 // computes. The Scalar overloads are composite in aten (they wrap the scalar and call these).
 #include <ATen/ATen.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/elementwise.h"
 #include "aten/pointwise.h"
 #include "kernels/bitwise.h"
+#include "native/bitwise_and_out.h"
+#include "native/bitwise_not_out.h"
+#include "native/bitwise_or_out.h"
+#include "native/bitwise_xor_out.h"
 
 namespace foo::native {
 namespace {

@@ -6,9 +6,9 @@
 #include <ATen/ATen.h>
 #include <ATen/ops/cat_meta.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/structured.h"
 #include "kernels/cat.h"
+#include "native/cat_out.h"
 #include "runtime/stream.h"
 
 namespace foo::native {

@@ -4,10 +4,25 @@
 #include <ATen/ATen.h>
 #include <ATen/ScalarOps.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/elementwise.h"
 #include "aten/pointwise.h"
 #include "kernels/compare.h"
+#include "native/eq_scalar_out.h"
+#include "native/eq_tensor_out.h"
+#include "native/ge_scalar_out.h"
+#include "native/ge_tensor_out.h"
+#include "native/gt_scalar_out.h"
+#include "native/gt_tensor_out.h"
+#include "native/le_scalar_out.h"
+#include "native/le_tensor_out.h"
+#include "native/logical_and_out.h"
+#include "native/logical_not_out.h"
+#include "native/logical_or_out.h"
+#include "native/logical_xor_out.h"
+#include "native/lt_scalar_out.h"
+#include "native/lt_tensor_out.h"
+#include "native/ne_scalar_out.h"
+#include "native/ne_tensor_out.h"
 
 namespace foo::native {
 namespace {

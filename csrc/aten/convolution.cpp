@@ -7,9 +7,10 @@
 #include <ATen/ATen.h>
 #include <ATen/native/ConvUtils.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/layout.h"
 #include "kernels/conv.h"
+#include "native/convolution_backward_overrideable.h"
+#include "native/convolution_overrideable.h"
 #include "runtime/stream.h"
 
 namespace foo::native {

@@ -5,10 +5,15 @@
 #include <ATen/Dispatch.h>
 #include <ATen/TensorIterator.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/device_memory.h"
 #include "aten/elementwise.h"
 #include "kernels/copy.h"
+#include "native/copy_from.h"
+#include "native/copy_from_and_resize.h"
+#include "native/fill_scalar.h"
+#include "native/fill_tensor.h"
+#include "native/local_scalar_dense.h"
+#include "native/zero_.h"
 #include "runtime/event.h"
 #include "runtime/host_allocator.h"
 #include "runtime/stream.h"

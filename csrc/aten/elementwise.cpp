@@ -13,12 +13,6 @@
 namespace foo::native {
 namespace {
 
-static_assert(static_cast<int>(foo::kernels::DType::BFloat16) == static_cast<int>(at::kBFloat16) &&
-                  static_cast<int>(foo::kernels::DType::Bool) == static_cast<int>(at::kBool) &&
-                  static_cast<int>(foo::kernels::DType::Float16) == static_cast<int>(at::kHalf) &&
-                  static_cast<int>(foo::kernels::DType::UInt8) == static_cast<int>(at::kByte),
-              "kernels::DType must number dtypes as c10::ScalarType does");
-
 // An unchecked cast, as the CPU (which casts the 0-dim tensor) and CUDA (fetch_and_cast) read a
 // scalar operand: int8 + 1000 wraps there rather than raising an overflow error.
 void write_scalar(unsigned char (&bytes)[8], const at::Tensor& value, at::ScalarType dtype) {

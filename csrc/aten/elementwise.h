@@ -5,13 +5,11 @@
 
 #include <functional>
 
+#include "aten/kernel_dtype.h"
 #include "kernels/dispatch.h"
-#include "kernels/dtype.h"
 #include "kernels/geometry.h"
 
 namespace foo::native {
-
-inline foo::kernels::DType kernel_dtype(at::ScalarType t) { return static_cast<foo::kernels::DType>(t); }
 
 using ElementwiseLaunch = std::function<void(foo::kernels::Stream, const foo::kernels::ElementwiseGeometry&)>;
 

@@ -1,7 +1,8 @@
 // Allocating factories: the only ops that create foo storage.
 #include <ATen/EmptyTensor.h>
 
-#include "FooNativeFunctions.h"
+#include "native/empty_memory_format.h"
+#include "native/empty_strided.h"
 #include "runtime/allocator.h"
 
 namespace foo::native {

@@ -10,28 +10,16 @@
 #include <ATen/Version.h>
 #include <ATen/native/RangeUtils.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/layout.h"
 #include "kernels/factory.h"
+#include "native/arange_out.h"
+#include "native/linspace_out.h"
 #include "runtime/stream.h"
 
 namespace foo::native {
 namespace {
 
 using foo::kernels::Layout;
-
-// Runs write(target, layout) on out in place, or through a contiguous temporary copied into out
-// when out's layout has too many dims for the kernels.
-template <typename Write>
-void write_in_place(at::Tensor& out, Write&& write) {
-  if (auto layout = layout_of(out)) {
-    write(out, *layout);
-  } else {
-    auto tmp = at::empty(out.sizes(), out.options());
-    write(tmp, Layout{});
-    out.copy_(tmp);
-  }
-}
 
 // The CPU arange kernel's vector loop (at::vec::Vectorized on x86: 32-byte vectors), with the
 // fused multiply-adds its AVX2 build uses; see kernels/factory.h.

@@ -6,18 +6,18 @@
 #include <ATen/MemoryOverlap.h>
 #include <ATen/native/Resize.h>
 
-#include "FooNativeFunctions.h"
+#include "aten/kernel_dtype.h"
 #include "kernels/gemm.h"
+#include "native/addmm_out.h"
+#include "native/addmv_out.h"
+#include "native/bmm_out.h"
+#include "native/dot_out.h"
+#include "native/mm_out.h"
 #include "runtime/stream.h"
 
 namespace foo::native {
 namespace {
 
-using foo::kernels::DType;
-static_assert(static_cast<int>(DType::Float16) == static_cast<int>(at::kHalf));
-static_assert(static_cast<int>(DType::Float32) == static_cast<int>(at::kFloat));
-static_assert(static_cast<int>(DType::Float64) == static_cast<int>(at::kDouble));
-static_assert(static_cast<int>(DType::BFloat16) == static_cast<int>(at::kBFloat16));
 
 void check_supported_dtype(const char* op, at::ScalarType t) {
   TORCH_CHECK_NOT_IMPLEMENTED(t == at::kFloat || t == at::kDouble || t == at::kHalf || t == at::kBFloat16, op,
@@ -66,7 +66,7 @@ void run_gemm(const at::Tensor& a, const at::Tensor& b, const at::Tensor& c, dou
   }
   const bool batched = out.dim() == 3;
   foo::kernels::GemmArgs args{};
-  args.dtype = static_cast<DType>(out.scalar_type());
+  args.dtype = kernel_dtype(out.scalar_type());
   args.batch = batched ? out.size(0) : 1;
   args.m = out.size(-2);
   args.n = out.size(-1);
@@ -93,7 +93,7 @@ void run_gemv(const at::Tensor& a, const at::Tensor& x, const at::Tensor& c, dou
     target = at::empty(out.sizes(), out.options());
   }
   foo::kernels::GemvArgs args{};
-  args.dtype = static_cast<DType>(out.scalar_type());
+  args.dtype = kernel_dtype(out.scalar_type());
   args.m = out.numel();
   args.k = a.size(1);
   args.alpha = alpha;

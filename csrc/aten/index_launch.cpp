@@ -2,6 +2,8 @@
 
 #include <ATen/native/TensorIterator.h>
 
+#include <vector>
+
 #include "aten/device_memory.h"
 #include "aten/elementwise.h"
 #include "aten/pointwise.h"
@@ -60,7 +62,9 @@ void run_index_move(const at::TensorIteratorBase& iter, const IndexMove& move) {
 }
 
 at::Tensor index_along(const at::Tensor& index, int64_t dim, at::IntArrayRef shape) {
-  at::DimVector strides(shape.size(), 0);
+  // std::vector, not at::DimVector: GCC 12 reports a false -Wmaybe-uninitialized in SmallVector's
+  // growth path here (an error under FOO_WERROR).
+  std::vector<int64_t> strides(shape.size(), 0);
   strides[dim] = index.dim() == 0 ? 0 : index.stride(0);
   return index.as_strided(shape, strides);
 }

@@ -26,12 +26,25 @@
 
 #include <limits>
 
-#include "FooNativeFunctions.h"
 #include "aten/elementwise.h"
 #include "aten/index_launch.h"
 #include "aten/pointwise.h"
 #include "aten/structured.h"
 #include "kernels/embedding.h"
+#include "native/embedding.h"
+#include "native/embedding_dense_backward.h"
+#include "native/embedding_renorm_.h"
+#include "native/gather_out.h"
+#include "native/index_add_out.h"
+#include "native/index_out.h"
+#include "native/index_put_impl_.h"
+#include "native/index_select_out.h"
+#include "native/scatter_add_out.h"
+#include "native/scatter_reduce_out.h"
+#include "native/scatter_reduce_two_out.h"
+#include "native/scatter_src_out.h"
+#include "native/scatter_value_out.h"
+#include "native/scatter_value_reduce_out.h"
 #include "runtime/stream.h"
 
 namespace foo::native {

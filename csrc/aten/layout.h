@@ -5,6 +5,7 @@
 
 #include <ATen/ATen.h>
 
+#include "aten/kernel_dtype.h"
 #include "kernels/layout.h"
 
 namespace foo::native {
@@ -32,6 +33,18 @@ inline std::optional<foo::kernels::Layout> layout_of(const at::Tensor& t) {
   return layout;
 }
 
-inline foo::kernels::DType kernel_dtype(at::ScalarType t) { return static_cast<foo::kernels::DType>(t); }
+// Runs write(target, layout) on out in place, or, when out's layout has too many dims for the
+// kernels, on a contiguous temporary that is then copied into out. Returns out.
+template <typename Write>
+at::Tensor& write_in_place(at::Tensor& out, Write&& write) {
+  if (auto layout = layout_of(out)) {
+    write(out, *layout);
+  } else {
+    auto tmp = at::empty(out.sizes(), out.options());
+    write(tmp, foo::kernels::Layout{});
+    out.copy_(tmp);
+  }
+  return out;
+}
 
 }  // namespace foo::native

@@ -7,10 +7,12 @@
 #include <ATen/MemoryOverlap.h>
 #include <ATen/native/Resize.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/device_memory.h"
 #include "aten/layout.h"
 #include "kernels/compact.h"
+#include "native/masked_scatter_.h"
+#include "native/masked_select_out.h"
+#include "native/nonzero_out.h"
 #include "runtime/stream.h"
 
 namespace foo::native {

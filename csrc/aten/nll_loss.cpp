@@ -11,17 +11,19 @@
 #include <ATen/ATen.h>
 #include <ATen/TensorUtils.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/device_memory.h"
 #include "aten/softmax_common.h"
 #include "kernels/nll_loss.h"
+#include "native/nll_loss2d_backward_out.h"
+#include "native/nll_loss2d_forward_out.h"
+#include "native/nll_loss_backward_out.h"
+#include "native/nll_loss_forward_out.h"
 #include "runtime/stream.h"
 
 namespace foo::native {
 namespace {
 
 using softmax_common::finish_output;
-using softmax_common::kernel_dtype;
 using softmax_common::prepare_output;
 
 constexpr int64_t kNone = 0, kSum = 2;  // at::Reduction::None, Sum

@@ -10,9 +10,14 @@
 #include <ATen/OpMathType.h>
 #include <ATen/native/layer_norm.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/layout.h"
 #include "kernels/norm.h"
+#include "native/fused_rms_norm.h"
+#include "native/fused_rms_norm_backward.h"
+#include "native/native_group_norm.h"
+#include "native/native_group_norm_backward.h"
+#include "native/native_layer_norm.h"
+#include "native/native_layer_norm_backward.h"
 #include "runtime/stream.h"
 
 namespace foo::native {

@@ -13,10 +13,17 @@
 #include <ATen/ops/max_pool2d_with_indices_backward_meta.h>
 #include <ATen/ops/max_pool2d_with_indices_meta.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/layout.h"
 #include "aten/structured.h"
 #include "kernels/pool.h"
+#include "native/adaptive_avg_pool2d.h"
+#include "native/adaptive_avg_pool2d_backward.h"
+#include "native/adaptive_max_pool2d_backward_out.h"
+#include "native/adaptive_max_pool2d_out.h"
+#include "native/avg_pool2d_backward_out.h"
+#include "native/avg_pool2d_out.h"
+#include "native/max_pool2d_with_indices_backward_out.h"
+#include "native/max_pool2d_with_indices_out.h"
 #include "runtime/stream.h"
 
 namespace foo::native {

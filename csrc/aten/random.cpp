@@ -7,9 +7,14 @@
 #include <ATen/MemoryOverlap.h>
 #include <ATen/core/DistributionsHelper.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/layout.h"
 #include "kernels/random.h"
+#include "native/bernoulli_float_.h"
+#include "native/bernoulli_out.h"
+#include "native/bernoulli_tensor_.h"
+#include "native/native_dropout.h"
+#include "native/normal_.h"
+#include "native/uniform_.h"
 #include "runtime/generator.h"
 #include "runtime/stream.h"
 
@@ -23,20 +28,6 @@ foo::runtime::PhiloxState reserve(const at::Tensor& self, std::optional<at::Gene
       generator, foo::runtime::default_generator(self.device().index()));
   std::lock_guard<std::mutex> lock(gen->mutex_);
   return gen->reserve(static_cast<uint64_t>(self.numel()));
-}
-
-// Runs fill(target, layout) on self in place, or, for a layout of too many dims, on a contiguous
-// temporary that is then copied into self.
-template <typename Fill>
-at::Tensor& fill_in_place(at::Tensor& self, Fill&& fill) {
-  if (auto layout = layout_of(self)) {
-    fill(self, *layout);
-  } else {
-    auto tmp = at::empty(self.sizes(), self.options());
-    fill(tmp, Layout{});
-    self.copy_(tmp);
-  }
-  return self;
 }
 
 void check_floating(const at::Tensor& self, const char* op) {
@@ -53,7 +44,7 @@ at::Tensor& fill_random(at::Tensor& self, std::optional<at::Generator> generator
   at::assert_no_internal_overlap(self);
   const auto state = reserve(self, std::move(generator));
   auto stream = foo::runtime::current_native_stream(self.device().index());
-  return fill_in_place(self, [&](at::Tensor& t, const Layout& layout) {
+  return write_in_place(self, [&](at::Tensor& t, const Layout& layout) {
     if (dist == Distribution::Normal) {
       FOO_CALL_KERNEL(normal_fill, stream, kernel_dtype(t.scalar_type()), t.mutable_data_ptr(), layout, t.numel(),
                       state.seed, state.offset, a, b);
@@ -74,7 +65,7 @@ at::Tensor& bernoulli_scalar(at::Tensor& self, double p, std::optional<at::Gener
   at::assert_no_internal_overlap(self);
   const auto state = reserve(self, std::move(generator));
   auto stream = foo::runtime::current_native_stream(self.device().index());
-  return fill_in_place(self, [&](at::Tensor& t, const Layout& layout) {
+  return write_in_place(self, [&](at::Tensor& t, const Layout& layout) {
     FOO_CALL_KERNEL(bernoulli_fill, stream, kernel_dtype(t.scalar_type()), t.mutable_data_ptr(), layout, t.numel(),
                     state.seed, state.offset, p, nullptr, foo::kernels::DType::Float64, Layout{}, nullptr);
   });
@@ -96,7 +87,7 @@ at::Tensor& bernoulli_tensor(at::Tensor& self, const at::Tensor& p, std::optiona
   const auto state = reserve(self, std::move(generator));
   auto stream = foo::runtime::current_native_stream(self.device().index());
   auto error = at::zeros({1}, self.options().dtype(at::kInt));
-  fill_in_place(self, [&](at::Tensor& t, const Layout& layout) {
+  write_in_place(self, [&](at::Tensor& t, const Layout& layout) {
     FOO_CALL_KERNEL(bernoulli_fill, stream, kernel_dtype(t.scalar_type()), t.mutable_data_ptr(), layout, t.numel(),
                     state.seed, state.offset, 0.0, p_expanded.const_data_ptr(), kernel_dtype(p.scalar_type()),
                     *p_layout, error.mutable_data_ptr<int>());

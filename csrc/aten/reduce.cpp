@@ -13,9 +13,29 @@
 #include <algorithm>
 #include <vector>
 
-#include "FooNativeFunctions.h"
+#include "aten/kernel_dtype.h"
 #include "aten/structured.h"
 #include "kernels/reduce.h"
+#include "native/all_all_out.h"
+#include "native/all_dim_out.h"
+#include "native/all_dims_out.h"
+#include "native/amax_out.h"
+#include "native/amin_out.h"
+#include "native/any_all_out.h"
+#include "native/any_dim_out.h"
+#include "native/any_dims_out.h"
+#include "native/argmax_out.h"
+#include "native/argmin_out.h"
+#include "native/max_dim_out.h"
+#include "native/max_unary_out.h"
+#include "native/mean_out.h"
+#include "native/min_dim_out.h"
+#include "native/min_unary_out.h"
+#include "native/std_mean_out.h"
+#include "native/std_out.h"
+#include "native/sum_out.h"
+#include "native/var_mean_out.h"
+#include "native/var_out.h"
 #include "runtime/stream.h"
 
 namespace foo::native {
@@ -23,22 +43,6 @@ namespace {
 
 using at::native::DimMask;
 using foo::kernels::ReduceOp;
-
-static_assert(static_cast<int>(foo::kernels::DType::BFloat16) == static_cast<int>(at::kBFloat16) &&
-              static_cast<int>(foo::kernels::DType::Bool) == static_cast<int>(at::kBool) &&
-              static_cast<int>(foo::kernels::DType::Float16) == static_cast<int>(at::kHalf));
-
-foo::kernels::DType kernel_dtype(at::ScalarType t) { return static_cast<foo::kernels::DType>(t); }
-
-bool has_kernel_dtype(at::ScalarType t) {
-  switch (t) {
-    case at::kByte: case at::kChar: case at::kShort: case at::kInt: case at::kLong:
-    case at::kHalf: case at::kFloat: case at::kDouble: case at::kBool: case at::kBFloat16:
-      return true;
-    default:
-      return false;
-  }
-}
 
 void check_kernel_dtype(const char* op, at::ScalarType t) {
   TORCH_CHECK(has_kernel_dtype(t), op, ": foo has no reduction kernel for dtype ", t);

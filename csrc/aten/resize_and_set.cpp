@@ -2,7 +2,11 @@
 #include <ATen/EmptyTensor.h>
 #include <ATen/core/Tensor.h>
 
-#include "FooNativeFunctions.h"
+#include "native/resize_.h"
+#include "native/set_empty.h"
+#include "native/set_source_storage.h"
+#include "native/set_source_storage_offset.h"
+#include "native/set_source_tensor.h"
 #include "runtime/allocator.h"
 
 namespace foo::native {

@@ -2,7 +2,7 @@
 #include <ATen/core/Tensor.h>
 #include <torch/library.h>
 
-#include "FooNativeFunctions.h"
+#include "native/record_stream.h"
 #include "runtime/allocator.h"
 
 namespace foo::native {

@@ -5,10 +5,11 @@
 #include <ATen/ops/cumprod_meta.h>
 #include <ATen/ops/cumsum_meta.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/layout.h"
 #include "aten/structured.h"
 #include "kernels/scan.h"
+#include "native/cumprod_out.h"
+#include "native/cumsum_out.h"
 #include "runtime/stream.h"
 
 namespace foo::native {

@@ -6,11 +6,19 @@
 #include <ATen/ops/triu_meta.h>
 #include <ATen/ops/unfold_native.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/layout.h"
 #include "aten/pointwise.h"
 #include "aten/structured.h"
 #include "kernels/shape_copy.h"
+#include "native/flip.h"
+#include "native/repeat.h"
+#include "native/roll.h"
+#include "native/tril_indices.h"
+#include "native/tril_out.h"
+#include "native/triu_indices.h"
+#include "native/triu_out.h"
+#include "native/unfold.h"
+#include "native/unfold_backward.h"
 #include "runtime/stream.h"
 
 namespace foo::native {

@@ -6,16 +6,18 @@
 #include <ATen/TensorUtils.h>
 #include <ATen/WrapDimUtils.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/softmax_common.h"
 #include "kernels/softmax.h"
+#include "native/log_softmax_backward_data_out.h"
+#include "native/log_softmax_out.h"
+#include "native/softmax_backward_data_out.h"
+#include "native/softmax_out.h"
 #include "runtime/stream.h"
 
 namespace foo::native {
 namespace {
 
 using softmax_common::finish_output;
-using softmax_common::kernel_dtype;
 using softmax_common::prepare_output;
 
 struct Geometry {

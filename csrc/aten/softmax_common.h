@@ -1,18 +1,12 @@
 #pragma once
 // Host helpers of the softmax family (softmax.cpp, nll_loss.cpp): output handling as structured
-// ATen kernels do it, and ATen dtypes as kernel dtypes.
+// ATen kernels do it.
 #include <ATen/ATen.h>
 #include <ATen/native/Resize.h>
 
-#include "kernels/dtype.h"
+#include "aten/kernel_dtype.h"
 
 namespace foo::native::softmax_common {
-
-inline foo::kernels::DType kernel_dtype(at::ScalarType t) { return static_cast<foo::kernels::DType>(t); }
-static_assert(static_cast<int>(foo::kernels::DType::Float16) == static_cast<int>(at::kHalf) &&
-              static_cast<int>(foo::kernels::DType::BFloat16) == static_cast<int>(at::kBFloat16) &&
-              static_cast<int>(foo::kernels::DType::UInt8) == static_cast<int>(at::kByte) &&
-              static_cast<int>(foo::kernels::DType::Int64) == static_cast<int>(at::kLong));
 
 inline bool is_kernel_float(at::ScalarType t) {
   return t == at::kFloat || t == at::kDouble || t == at::kHalf || t == at::kBFloat16;

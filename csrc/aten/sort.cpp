@@ -7,10 +7,11 @@
 #include <ATen/ops/sort_meta.h>
 #include <ATen/ops/topk_meta.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/layout.h"
 #include "aten/structured.h"
 #include "kernels/sort.h"
+#include "native/sort_stable_out.h"
+#include "native/topk_out.h"
 #include "runtime/stream.h"
 
 namespace foo::native {

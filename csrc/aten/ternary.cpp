@@ -6,11 +6,23 @@
 #include <ATen/ScalarOps.h>
 #include <ATen/native/TypeProperties.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/elementwise.h"
 #include "aten/pointwise.h"
 #include "kernels/binary_math.h"
 #include "kernels/ternary.h"
+#include "native/addcdiv_out.h"
+#include "native/addcmul_out.h"
+#include "native/clamp_max_out.h"
+#include "native/clamp_max_tensor_out.h"
+#include "native/clamp_min_out.h"
+#include "native/clamp_min_tensor_out.h"
+#include "native/clamp_out.h"
+#include "native/clamp_tensor_out.h"
+#include "native/lerp_scalar_out.h"
+#include "native/lerp_tensor_out.h"
+#include "native/masked_fill_scalar_.h"
+#include "native/masked_fill_tensor_.h"
+#include "native/where_self_out.h"
 
 namespace foo::native {
 namespace {

@@ -2,9 +2,21 @@
 // the default float dtype; unary_op keeps the dtype), unary.cu computes.
 #include <ATen/ATen.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/elementwise.h"
 #include "kernels/unary.h"
+#include "native/abs_out.h"
+#include "native/cos_out.h"
+#include "native/exp_out.h"
+#include "native/isnan.h"
+#include "native/log_out.h"
+#include "native/neg_out.h"
+#include "native/rsqrt_out.h"
+#include "native/sgn_out.h"
+#include "native/sigmoid_out.h"
+#include "native/sign_out.h"
+#include "native/sin_out.h"
+#include "native/sqrt_out.h"
+#include "native/tanh_out.h"
 
 namespace foo::native {
 namespace {

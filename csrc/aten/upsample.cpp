@@ -15,10 +15,17 @@
 #include <ATen/ops/upsample_nearest2d_backward_meta.h>
 #include <ATen/ops/upsample_nearest2d_meta.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/layout.h"
 #include "aten/structured.h"
 #include "kernels/upsample.h"
+#include "native/upsample_bilinear2d_backward_out.h"
+#include "native/upsample_bilinear2d_out.h"
+#include "native/upsample_linear1d_backward_out.h"
+#include "native/upsample_linear1d_out.h"
+#include "native/upsample_nearest1d_backward_out.h"
+#include "native/upsample_nearest1d_out.h"
+#include "native/upsample_nearest2d_backward_out.h"
+#include "native/upsample_nearest2d_out.h"
 #include "runtime/stream.h"
 
 namespace foo::native {

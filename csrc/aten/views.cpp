@@ -3,7 +3,9 @@
 #include <ATen/TensorUtils.h>
 #include <ATen/core/Tensor.h>
 
-#include "FooNativeFunctions.h"
+#include "native/as_strided.h"
+#include "native/reshape_alias.h"
+#include "native/view.h"
 
 namespace foo::native {
 

@@ -53,8 +53,10 @@ struct DivFn {
   __device__ T operator()(T a, T b) const {
     if constexpr (std::is_integral_v<T>) {
       const T quotient = safe_int_div(a, b);
-      if (mode == DivMode::Floor && b != 0 && (a < 0) != (b < 0) && static_cast<T>(quotient * b) != a) {
-        return static_cast<T>(quotient - 1);
+      if constexpr (std::is_signed_v<T>) {  // an unsigned quotient is already floored
+        if (mode == DivMode::Floor && b != 0 && (a < 0) != (b < 0) && static_cast<T>(quotient * b) != a) {
+          return static_cast<T>(quotient - 1);
+        }
       }
       return quotient;
     } else {

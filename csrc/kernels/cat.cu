@@ -33,8 +33,7 @@ void cat_batch(Stream stream, const CatBatch& b) {
   for (int k = 0; k < b.count; ++k) largest = std::max(largest, b.inputs[k].numel);
   if (b.count == 0 || largest == 0) return;
   const unsigned kThreads = threads_for(largest);
-  const dim3 grid(static_cast<unsigned>(std::min<int64_t>((largest + kThreads - 1) / kThreads, kMaxElementwiseBlocks)),
-                  static_cast<unsigned>(b.count));
+  const dim3 grid(blocks_for(largest, kThreads, kMaxElementwiseBlocks).x, static_cast<unsigned>(b.count));
   switch (b.element_size) {
     case 1: return launch_independent("cat", cat_kernel<uint8_t>, grid, dim3(kThreads), stream, b);
     case 2: return launch_independent("cat", cat_kernel<uint16_t>, grid, dim3(kThreads), stream, b);

@@ -4,11 +4,11 @@
 #include <stdexcept>
 #include <string>
 
-#include "runtime/driver/driver.h"
-
 namespace foo::kernels {
 using Stream = void*;
-// True when the cuda driver backs the device (decided once, at first use).
+// True when the cuda driver backs the device (decided once, at first use). Defined by the driver
+// layer (runtime/driver/driver_select.cpp); a mismatch fails libtorch_foo's link
+// (-Wl,--no-undefined).
 bool on_cuda();
 }  // namespace foo::kernels
 

@@ -2,7 +2,6 @@
 // The elementwise launcher of both targets: out = f(in...) over an ElementwiseGeometry built by
 // the host from at::TensorIterator (csrc/aten/elementwise.h). A kernel family instantiates it
 // with a functor; types are fixed per instantiation (the host casts mismatched operands first).
-#include <algorithm>
 #include <utility>
 
 #include "kernels/dtype.h"
@@ -67,8 +66,7 @@ template <typename Out, typename... In, typename F>
 void launch_elementwise(const char* name, Stream stream, const ElementwiseGeometry& g, const F& f) {
   if (g.numel == 0) return;
   const unsigned kThreads = threads_for(g.numel);  // fewer threads for tiny ops (kernel.h)
-  const int64_t wanted = (g.numel + kThreads - 1) / kThreads;
-  const dim3 grid(static_cast<unsigned>(std::min<int64_t>(wanted, kMaxElementwiseBlocks)));
+  const dim3 grid = blocks_for(g.numel, kThreads, kMaxElementwiseBlocks);
   if (g.contiguous) {
     launch_independent(name, elementwise_kernel<int64_t, true, F, Out, In...>, grid, dim3(kThreads), stream, g, f);
   } else if (g.index32) {

@@ -168,8 +168,7 @@ template <class T, typename Acc, class A, class B, class E>
 void launch_tiled(const char* name, Stream stream, const Shape& s, const A& a, const B& b, const E& e) {
   const int64_t m_tiles = (s.m + T::BM - 1) / T::BM, n_tiles = (s.n + T::BN - 1) / T::BN;
   // gridDim.y and .z stop at 65535: the kernel loops over the rest.
-  const dim3 grid(static_cast<unsigned>(m_tiles), static_cast<unsigned>(n_tiles < 65535 ? n_tiles : 65535),
-                  static_cast<unsigned>(s.batch < 65535 ? s.batch : 65535));
+  const dim3 grid(static_cast<unsigned>(m_tiles), capped_grid(n_tiles).x, capped_grid(s.batch).x);
   FOO_TARGET::launch(name, tiled_kernel<Acc, T, A, B, E>, grid, dim3(T::kThreads), 0, stream, s, a, b, e);
 }
 

@@ -18,10 +18,4 @@ __device__ __forceinline__ void for_each_element(const ImageIndex& walk, int64_t
   }
 }
 
-// Blocks of 256 threads for `total` elements, at most 65535 (the loop covers the rest).
-inline dim3 image_grid(int64_t total) {
-  const int64_t blocks = (total + 255) / 256;
-  return dim3(static_cast<unsigned>(blocks < 1 ? 1 : blocks > 65535 ? 65535 : blocks));
-}
-
 }  // namespace foo::kernels::FOO_TARGET

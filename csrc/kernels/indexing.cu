@@ -85,8 +85,7 @@ template <> struct BitsOf<8> { using type = uint64_t; };
 template <typename index_t, IndexMode Mode, typename T>
 void run(const char* name, Stream stream, const IndexGeometry& g, ErrorSlot* error) {
   const unsigned kThreads = threads_for(g.numel);
-  const int64_t wanted = (g.numel + kThreads - 1) / kThreads;
-  const dim3 grid(static_cast<unsigned>(std::min<int64_t>(wanted, kMaxElementwiseBlocks)));
+  const dim3 grid = blocks_for(g.numel, kThreads, kMaxElementwiseBlocks);
   launch_independent(name, index_kernel<index_t, Mode, T>, grid, dim3(kThreads), stream, g, error);
 }
 

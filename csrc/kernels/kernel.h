@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "kernels/launch_trace.h"
-#include "runtime/driver/launch_limits.h"
+#include "sim/launch_limits.h"
 
 #if defined(__CUDACC__)
 #include <cuda_runtime.h>
@@ -31,7 +31,8 @@ using Stream = void*;  // the driver's stream handle (cudaStream_t on cuda)
 
 namespace FOO_TARGET {
 
-// The one launch API of both targets (DESIGN.md decision 5): never a bare <<<...>>>.
+// The one launch API of both targets (docs/decisions.md, "One kernel source, two compiles"):
+// never a bare <<<...>>>.
 //
 // launch: for any kernel. On sim a block's threads are cooperative fibers, so __syncthreads,
 //   shared memory and warp collectives work; shared_bytes is the dynamic shared memory
@@ -41,7 +42,7 @@ namespace FOO_TARGET {
 //   thread; a barrier or warp collective inside is an error naming the kernel. On cuda both are
 //   the same <<<>>> launch.
 // Both throw std::runtime_error naming the kernel when the configuration breaks a limit of
-// runtime/driver/launch_limits.h, and on sim queue the work asynchronously on `stream`: errors
+// sim/launch_limits.h, and on sim queue the work asynchronously on `stream`: errors
 // inside the kernel surface at the next synchronize. `name` is copied.
 // While a profiler runs, both bracket the kernel with device timestamps (kernels/launch_trace.h);
 // otherwise that costs one relaxed atomic load.
@@ -51,7 +52,7 @@ void launch(const char* name, void (*kernel)(Params...), dim3 grid, dim3 block, 
   const unsigned g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
   const foo::kernels::launch_trace::LaunchScope traced(name, stream, g, b);
 #if defined(__CUDACC__)
-  const std::string why = foo::runtime::launch_config_error(g, b, shared_bytes);
+  const std::string why = foo::sim::launch_config_error(g, b, shared_bytes);
   if (!why.empty()) throw std::runtime_error(std::string(name) + ": invalid launch: " + why);
   kernel<<<grid, block, shared_bytes, static_cast<cudaStream_t>(stream)>>>(std::forward<Args>(args)...);
   const cudaError_t status = cudaGetLastError();
@@ -83,9 +84,17 @@ void launch_independent(const char* name, void (*kernel)(Params...), dim3 grid, 
 #endif
 }
 
-// Blocks of 256 threads covering n elements.
-inline dim3 blocks_for(int64_t n, unsigned threads = 256) {
-  return dim3(static_cast<unsigned>((n + threads - 1) / threads));
+// The one grid-size helper. A grid of `blocks` blocks, at least one (an empty grid is an invalid
+// launch) and at most max_blocks: a grid-stride kernel loops over the rest. The default, 65535,
+// fits every grid dimension.
+inline dim3 capped_grid(int64_t blocks, int64_t max_blocks = foo::sim::kMaxGridDimY) {
+  return dim3(static_cast<unsigned>(blocks < 1 ? 1 : blocks > max_blocks ? max_blocks : blocks));
+}
+
+// Blocks of `threads` threads covering n work items (a thread each), capped as above; by default
+// only by the grid's x limit, for kernels that are not grid-stride loops.
+inline dim3 blocks_for(int64_t n, unsigned threads = 256, int64_t max_blocks = foo::sim::kMaxGridDimX) {
+  return capped_grid((n + threads - 1) / threads, max_blocks);
 }
 
 // Threads per block of a grid-stride kernel over n elements: `threads`, or fewer whole warps when

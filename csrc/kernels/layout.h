@@ -2,8 +2,8 @@
 // Where the elements of a (possibly non-contiguous) tensor live: a kernel that writes logical
 // element i (row-major order over the tensor's sizes) writes data[offset_of(layout, i)]. This
 // lets a fill write a strided view in place instead of filling a contiguous temporary and
-// copying it. (The general strided elementwise launcher, kernels/elementwise.cuh on main,
-// supersedes this for elementwise ops; the fills keep the logical-index contract either way.)
+// copying it. (Elementwise ops use the general strided launcher, kernels/elementwise.cuh; the
+// fills keep this logical-index contract.)
 #include <cstdint>
 
 #include "kernels/dtype.h"

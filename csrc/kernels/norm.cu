@@ -25,8 +25,6 @@
 namespace foo::kernels::FOO_TARGET {
 namespace {
 
-using softmax_detail::block_reduce;
-using softmax_detail::capped_grid;
 using softmax_detail::SumOp;
 
 template <typename Acc>
@@ -86,15 +84,15 @@ constexpr unsigned kWarpRowsThreads = 128;  // 4 rows per block
 
 struct WarpRows {
   __device__ __forceinline__ int64_t first_row() const {
-    return static_cast<int64_t>(blockIdx.x) * (blockDim.x / softmax_detail::kWarp) + threadIdx.x / softmax_detail::kWarp;
+    return static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarp) + threadIdx.x / kWarp;
   }
   __device__ __forceinline__ int64_t row_step() const {
-    return static_cast<int64_t>(gridDim.x) * (blockDim.x / softmax_detail::kWarp);
+    return static_cast<int64_t>(gridDim.x) * (blockDim.x / kWarp);
   }
-  __device__ __forceinline__ int64_t rank() const { return threadIdx.x % softmax_detail::kWarp; }
-  __device__ __forceinline__ int64_t size() const { return softmax_detail::kWarp; }
+  __device__ __forceinline__ int64_t rank() const { return threadIdx.x % kWarp; }
+  __device__ __forceinline__ int64_t size() const { return kWarp; }
   template <typename Acc>
-  __device__ __forceinline__ Acc sum(Acc v, Acc*) const { return softmax_detail::warp_reduce(v, SumOp()); }
+  __device__ __forceinline__ Acc sum(Acc v, Acc*) const { return warp_reduce(v, SumOp()); }
 };
 
 struct BlockRows {
@@ -109,7 +107,7 @@ struct BlockRows {
 template <typename T, typename P, class Group>
 __global__ void row_norm_forward_kernel(RowParams<T, P> p) {
   using Acc = opmath_t<T>;
-  __shared__ Acc scratch[softmax_detail::kWarp];
+  __shared__ Acc scratch[kWarp];
   const Group grp;
   const int64_t tid = grp.rank(), step = grp.size();
   for (int64_t r = grp.first_row(); r < p.rows; r += grp.row_step()) {
@@ -145,7 +143,7 @@ __global__ void row_norm_forward_kernel(RowParams<T, P> p) {
 template <typename T, typename P, class Group>
 __global__ void row_norm_backward_kernel(RowParams<T, P> p) {
   using Acc = opmath_t<T>;
-  __shared__ Acc scratch[softmax_detail::kWarp];
+  __shared__ Acc scratch[kWarp];
   const Group grp;
   const int64_t tid = grp.rank(), step = grp.size();
   for (int64_t r = grp.first_row(); r < p.rows; r += grp.row_step()) {
@@ -217,7 +215,7 @@ template <typename T, typename P>
 void launch_rows(const char* op, Stream stream, const RowParams<T, P>& p, void (*warp_kernel)(RowParams<T, P>),
                  void (*block_kernel)(RowParams<T, P>)) {
   if (p.cols <= kWarpRowMax) {
-    const int64_t rows_per_block = kWarpRowsThreads / softmax_detail::kWarp;
+    const int64_t rows_per_block = kWarpRowsThreads / kWarp;
     launch(op, warp_kernel, capped_grid((p.rows + rows_per_block - 1) / rows_per_block), dim3(kWarpRowsThreads), 0,
            stream, p);
   } else {

@@ -165,9 +165,9 @@ void run(Stream stream, const PoolArgs& a) {
   const int64_t total = a.n * a.c * (Backward ? a.in_h * a.in_w : a.out_h * a.out_w);
   if (total == 0) return;
   if constexpr (Backward) {
-    launch_independent(name_of(Kind, true), pool_backward_kernel<T, Kind>, image_grid(total), dim3(256), stream, a);
+    launch_independent(name_of(Kind, true), pool_backward_kernel<T, Kind>, blocks_for(total, 256, foo::sim::kMaxGridDimY), dim3(256), stream, a);
   } else {
-    launch_independent(name_of(Kind, false), pool_forward_kernel<T, Kind>, image_grid(total), dim3(256), stream, a);
+    launch_independent(name_of(Kind, false), pool_forward_kernel<T, Kind>, blocks_for(total, 256, foo::sim::kMaxGridDimY), dim3(256), stream, a);
   }
 }
 

@@ -12,11 +12,6 @@ constexpr unsigned kThreads = 256;
 // counter i / 2); tests/test_random_ops.py fills more elements than one grid covers.
 constexpr int64_t kMaxBlocks = 1024;
 
-dim3 grid_for(int64_t pairs) {
-  const int64_t blocks = (pairs + kThreads - 1) / kThreads;
-  return dim3(static_cast<unsigned>(blocks < kMaxBlocks ? blocks : kMaxBlocks));
-}
-
 __device__ inline Philox4 draw(int64_t g, uint64_t seed, uint64_t offset) {
   return philox4x32_10(static_cast<uint32_t>(g), static_cast<uint32_t>(static_cast<uint64_t>(g) >> 32),
                        static_cast<uint32_t>(offset), static_cast<uint32_t>(offset >> 32),
@@ -177,8 +172,9 @@ void launch_random(const char* name, Stream stream, void* out, const Layout& lay
                    uint64_t offset, double a, double b, const void* p_data = nullptr,
                    DType p_dtype = DType::Float64, const Layout& p_layout = Layout{}, int* p_error = nullptr) {
   if (n <= 0) return;
-  launch_independent(name, random_kernel<T, K>, grid_for((n + 1) / 2), dim3(kThreads), stream,
-                     static_cast<T*>(out), layout, n, seed, offset, a, b, p_data, p_dtype, p_layout, p_error);
+  const dim3 grid = blocks_for((n + 1) / 2, kThreads, kMaxBlocks);  // a thread per pair of elements
+  launch_independent(name, random_kernel<T, K>, grid, dim3(kThreads), stream, static_cast<T*>(out), layout, n, seed,
+                     offset, a, b, p_data, p_dtype, p_layout, p_error);
 }
 
 }  // namespace
@@ -215,9 +211,10 @@ void dropout_fill(Stream stream, DType dtype, const void* x, const Layout& x_lay
   dispatch<kFloatingTypes>(dtype, "native_dropout", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (n <= 0) return;
-    launch_independent("native_dropout", dropout_kernel<T>, grid_for((n + 1) / 2), dim3(kThreads), stream,
-           static_cast<const T*>(x), x_layout, static_cast<T*>(out), mask, out_layout, n, seed, offset, keep,
-           static_cast<opmath_t<T>>(scale));
+    const dim3 grid = blocks_for((n + 1) / 2, kThreads, kMaxBlocks);  // a thread per pair of elements
+    launch_independent("native_dropout", dropout_kernel<T>, grid, dim3(kThreads), stream, static_cast<const T*>(x),
+                       x_layout, static_cast<T*>(out), mask, out_layout, n, seed, offset, keep,
+                       static_cast<opmath_t<T>>(scale));
   });
 }
 

@@ -22,6 +22,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "kernels/block_reduce.h"
 #include "kernels/dtype.h"
 #include "kernels/kernel.h"
 #include "kernels/reduce_plan.h"
@@ -29,25 +30,11 @@
 namespace foo::kernels::FOO_TARGET {
 namespace {
 
-constexpr int kWarp = 32;
-constexpr unsigned kFullMask = 0xffffffffu;
-
 // ---------------------------------------------------------------------------------------------
-// Warp shuffles of accumulators
+// Accumulators and their warp shuffles (block_reduce.h's warp_reduce finds them by ADL)
 // ---------------------------------------------------------------------------------------------
 
-template <typename T>
-__device__ __forceinline__ T shfl_down(T v, int delta) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return __shfl_down_sync(kFullMask, static_cast<int>(v), delta) != 0;
-  } else if constexpr (std::is_integral_v<T> && sizeof(T) < 4) {
-    return static_cast<T>(__shfl_down_sync(kFullMask, static_cast<int>(v), delta));
-  } else if constexpr (std::is_integral_v<T> && sizeof(T) == 8) {
-    return static_cast<T>(__shfl_down_sync(kFullMask, static_cast<long long>(v), delta));
-  } else {
-    return __shfl_down_sync(kFullMask, v, delta);
-  }
-}
+using FOO_TARGET::shfl_xor;  // the scalar shuffles, which the overloads below would hide
 
 template <typename V>
 struct ArgAcc {
@@ -55,8 +42,8 @@ struct ArgAcc {
   int64_t index;  // -1: no element yet
 };
 template <typename V>
-__device__ __forceinline__ ArgAcc<V> shfl_down(ArgAcc<V> a, int delta) {
-  return {shfl_down(a.value, delta), shfl_down(a.index, delta)};
+__device__ __forceinline__ ArgAcc<V> shfl_xor(ArgAcc<V> a, int lane_mask) {
+  return {shfl_xor(a.value, lane_mask), shfl_xor(a.index, lane_mask)};
 }
 
 template <typename M>
@@ -66,8 +53,8 @@ struct WelfordAcc {
   int64_t n;
 };
 template <typename M>
-__device__ __forceinline__ WelfordAcc<M> shfl_down(WelfordAcc<M> a, int delta) {
-  return {shfl_down(a.mean, delta), shfl_down(a.m2, delta), shfl_down(a.n, delta)};
+__device__ __forceinline__ WelfordAcc<M> shfl_xor(WelfordAcc<M> a, int lane_mask) {
+  return {shfl_xor(a.mean, lane_mask), shfl_xor(a.m2, lane_mask), shfl_xor(a.n, lane_mask)};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -253,31 +240,14 @@ __device__ __forceinline__ typename Ops::acc_t thread_fold(const Ops& ops, const
   return ops.combine(ops.combine(a0, a1), ops.combine(a2, a3));
 }
 
-// Tree over the lanes of a warp; lane 0 ends with the result.
+// ops.combine as the combine function of block_reduce.h's warp_reduce / block_reduce.
 template <class Ops>
-__device__ __forceinline__ typename Ops::acc_t warp_reduce(const Ops& ops, typename Ops::acc_t v) {
-  for (int offset = kWarp / 2; offset > 0; offset /= 2) v = ops.combine(v, shfl_down(v, offset));
-  return v;
-}
-
-// Warps reduce, their lane 0s meet in shared memory, warp 0 reduces those; thread 0 ends with the
-// result. Every thread of the block must call it (it synchronises).
-template <class Ops>
-__device__ __forceinline__ typename Ops::acc_t block_reduce(const Ops& ops, typename Ops::acc_t v,
-                                                            typename Ops::acc_t* smem) {
-  const unsigned lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
-  const unsigned warps = (blockDim.x + kWarp - 1) / kWarp;
-  v = warp_reduce(ops, v);
-  if (warps == 1) return v;
-  if (lane == 0) smem[warp] = v;
-  __syncthreads();
-  if (warp == 0) {
-    v = lane < warps ? smem[lane] : ops.identity();
-    v = warp_reduce(ops, v);
+struct CombineOf {
+  const Ops& ops;
+  __device__ __forceinline__ typename Ops::acc_t operator()(typename Ops::acc_t a, typename Ops::acc_t b) const {
+    return ops.combine(a, b);
   }
-  __syncthreads();  // smem is reused by the block's next output
-  return v;
-}
+};
 
 // Where output `o` (= outer index * inner + inner index) starts in the input.
 template <typename T>
@@ -299,7 +269,7 @@ __global__ void reduce_warp_kernel(Ops ops, const typename Ops::in_t* in, int64_
   for (int64_t o = blockIdx.x * warps_per_block + threadIdx.x / kWarp; o < outputs;
        o += static_cast<int64_t>(gridDim.x) * warps_per_block) {
     auto acc = thread_fold(ops, output_base(in, o, size, inner), inner, lane, size, kWarp);
-    acc = warp_reduce(ops, acc);
+    acc = warp_reduce(acc, CombineOf<Ops>{ops});
     if (lane == 0) ops.write(o, acc);
   }
 }
@@ -314,7 +284,7 @@ __global__ void reduce_block_kernel(Ops ops, const typename Ops::in_t* in, int64
     const int64_t o = item / splits, split = item - o * splits;
     const int64_t begin = split * chunk, end = begin + chunk < size ? begin + chunk : size;
     auto acc = thread_fold(ops, output_base(in, o, size, inner), inner, begin + threadIdx.x, end, blockDim.x);
-    acc = block_reduce(ops, acc, smem);
+    acc = block_reduce(acc, CombineOf<Ops>{ops}, ops.identity(), smem);
     if (threadIdx.x == 0) {
       if (splits == 1) ops.write(o, acc);
       else partials[item] = acc;
@@ -353,10 +323,6 @@ __global__ void reduce_column_kernel(Ops ops, const typename Ops::in_t* in, int6
 // Host side
 // ---------------------------------------------------------------------------------------------
 
-dim3 grid_of(int64_t blocks) {
-  return dim3(static_cast<unsigned>(blocks < 1 ? 1 : (blocks > kMaxGridBlocks ? kMaxGridBlocks : blocks)));
-}
-
 template <class Ops>
 void run(const char* name, const Ops& ops, const ReduceArgs& a, Stream stream) {
   using in_t = typename Ops::in_t;
@@ -370,24 +336,24 @@ void run(const char* name, const Ops& ops, const ReduceArgs& a, Stream stream) {
   auto* partials = static_cast<acc_t*>(a.workspace);
   if (p.splits > 1 && partials == nullptr) throw std::invalid_argument(std::string(name) + ": no workspace");
   const dim3 threads(kReduceThreads), column_threads(kColumnWidth, kColumnHeight);
-  const int64_t warp_blocks = (outputs + kReduceThreads / kWarp - 1) / (kReduceThreads / kWarp);
+  const dim3 warp_grid = blocks_for(outputs, kReduceThreads / kWarp, kMaxGridBlocks);  // a warp per output
   switch (p.kernel) {
     case ReduceKernel::Warp:
-      launch(name, reduce_warp_kernel<Ops>, grid_of(warp_blocks), threads, 0, stream, ops, in, a.outer, a.size,
+      launch(name, reduce_warp_kernel<Ops>, warp_grid, threads, 0, stream, ops, in, a.outer, a.size,
              a.inner);
       break;
     case ReduceKernel::Block:
-      launch(name, reduce_block_kernel<Ops>, grid_of(p.blocks), threads, 0, stream, ops, in, a.outer, a.size, a.inner,
+      launch(name, reduce_block_kernel<Ops>, capped_grid(p.blocks, kMaxGridBlocks), threads, 0, stream, ops, in, a.outer, a.size, a.inner,
              p.splits, partials);
       break;
     case ReduceKernel::Column:
-      launch(name, reduce_column_kernel<Ops>, grid_of(p.blocks), column_threads, 0, stream, ops, in, a.outer, a.size,
+      launch(name, reduce_column_kernel<Ops>, capped_grid(p.blocks, kMaxGridBlocks), column_threads, 0, stream, ops, in, a.outer, a.size,
              a.inner, p.splits, partials);
       break;
   }
   if (p.splits > 1) {
     const acc_t* parts = partials;
-    launch(name, reduce_warp_kernel<PartialOps<Ops>>, grid_of(warp_blocks), threads, 0, stream,
+    launch(name, reduce_warp_kernel<PartialOps<Ops>>, warp_grid, threads, 0, stream,
            PartialOps<Ops>{ops}, parts, outputs, p.splits, int64_t{1});
   }
 }

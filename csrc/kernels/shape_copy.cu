@@ -15,10 +15,7 @@ namespace {
 
 dim3 block_for(int64_t n) { return dim3(threads_for(n)); }
 
-dim3 grid_for(int64_t n) {
-  const unsigned threads = threads_for(n);
-  return dim3(static_cast<unsigned>(std::min<int64_t>((n + threads - 1) / threads, kMaxElementwiseBlocks)));
-}
+dim3 grid_for(int64_t n) { return blocks_for(n, threads_for(n), kMaxElementwiseBlocks); }
 
 template <typename E>
 __global__ void map_copy_kernel(MapCopy m, const E* in, E* out) {

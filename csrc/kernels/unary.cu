@@ -22,6 +22,7 @@ struct UnaryFn {
     if constexpr (std::is_integral_v<T>) {
       if constexpr (Op == UnaryOp::Sign) {
         if constexpr (std::is_same_v<T, bool>) return x;
+        else if constexpr (std::is_unsigned_v<T>) return static_cast<T>(x != T(0));  // nvcc: no `x < 0`
         else return static_cast<T>((T(0) < x) - (x < T(0)));
       }
       if constexpr (Op == UnaryOp::Neg) return wrapping_neg(x);

@@ -170,9 +170,9 @@ void run(Stream stream, const char* name, const UpsampleArgs& a) {
   if (total == 0) return;
   const Maps<T, Kind> m = maps_of<T, Kind>(a);
   if constexpr (Backward) {
-    launch_independent(name, upsample_backward_kernel<T, Kind>, image_grid(total), dim3(256), stream, a, m);
+    launch_independent(name, upsample_backward_kernel<T, Kind>, blocks_for(total, 256, foo::sim::kMaxGridDimY), dim3(256), stream, a, m);
   } else {
-    launch_independent(name, upsample_forward_kernel<T, Kind>, image_grid(total), dim3(256), stream, a, m);
+    launch_independent(name, upsample_forward_kernel<T, Kind>, blocks_for(total, 256, foo::sim::kMaxGridDimY), dim3(256), stream, a, m);
   }
 }
 

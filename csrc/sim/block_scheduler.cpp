@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "runtime/driver/launch_limits.h"
+#include "sim/launch_limits.h"
 
 namespace foo::sim {
 namespace {
@@ -48,7 +48,7 @@ void BlockScheduler::run_block(const KernelLaunch& launch, uint3 block_index) {
   blockDim = launch.block;
   nthreads_ = launch.block.x * launch.block.y * launch.block.z;
   if (launch.shared_bytes && !dynamic_shared_) {
-    dynamic_shared_.reset(new unsigned char[runtime::kMaxSharedMemoryPerBlock + 16]);
+    dynamic_shared_.reset(new unsigned char[kMaxSharedMemoryPerBlock + 16]);
     const auto p = reinterpret_cast<uintptr_t>(dynamic_shared_.get());
     dynamic_shared_aligned_ = dynamic_shared_.get() + ((16 - p % 16) % 16);
   }

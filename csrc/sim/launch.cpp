@@ -1,11 +1,11 @@
 #include "sim/launch.h"
 
 #include <algorithm>
+#include <atomic>
 #include <stdexcept>
 
-#include "runtime/driver/driver.h"
-#include "runtime/driver/launch_limits.h"
 #include "sim/block_scheduler.h"
+#include "sim/launch_limits.h"
 #include "sim/thread_pool.h"
 
 namespace foo::sim {
@@ -14,6 +14,8 @@ namespace {
 // Waking a helper costs microseconds; an independent thread costs nanoseconds. Give each helper
 // at least this many emulated threads so that small elementwise grids stay on one host thread.
 constexpr uint64_t kIndependentThreadsPerHelper = 16384;
+
+std::atomic<StreamQueue> stream_queue{nullptr};
 
 BlockScheduler& scheduler() {
   static thread_local BlockScheduler s;  // its fiber stacks live as long as the host thread
@@ -35,11 +37,17 @@ void run_block(void* ctx, uint64_t linear) {
 
 }  // namespace
 
+void set_stream_queue(StreamQueue queue) { stream_queue.store(queue, std::memory_order_release); }
+
 void launch_grid(const char* name, dim3 grid, dim3 block, size_t shared_bytes, bool cooperative, void* stream,
                  void (*run_thread)(const void*), std::shared_ptr<const void> owner) {
   const unsigned g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
-  const std::string why = runtime::launch_config_error(g, b, shared_bytes);
+  const std::string why = launch_config_error(g, b, shared_bytes);
   if (!why.empty()) throw std::invalid_argument(why);
+  const StreamQueue queue = stream_queue.load(std::memory_order_acquire);
+  if (queue == nullptr) {
+    throw std::logic_error(std::string(name) + ": no stream to run on: the device driver is not started");
+  }
 
   auto task = std::make_shared<Grid>();
   task->launch.name = name;
@@ -50,7 +58,7 @@ void launch_grid(const char* name, dim3 grid, dim3 block, size_t shared_bytes, b
   task->launch.run_thread = run_thread;
   task->launch.closure = owner.get();
   task->owner = std::move(owner);
-  runtime::driver().enqueue_host_task(stream, [task] {
+  queue(stream, [task] {
     const KernelLaunch& l = task->launch;
     const uint64_t blocks = uint64_t{l.grid.x} * l.grid.y * l.grid.z;
     uint64_t helpers = blocks - 1;

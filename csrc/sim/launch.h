@@ -8,6 +8,7 @@
 //     threads never synchronise or communicate; a barrier or collective there is an error.
 // Kernels use these through foo::kernels::<target>::launch / launch_independent (kernel.h).
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -17,6 +18,13 @@
 #include "sim/builtins.h"
 
 namespace foo::sim {
+
+// How a grid reaches a stream: `queue(stream, task)` runs task on the host when the stream gets
+// there, in order with the stream's other work. The emulator's host installs it (the driver
+// layer, runtime/driver/driver_select.cpp, when the process-wide driver starts), so the
+// emulator depends on no driver; a launch before that throws std::logic_error.
+using StreamQueue = void (*)(void* stream, std::function<void()> task);
+void set_stream_queue(StreamQueue queue);
 
 // Validates like the CUDA runtime (std::invalid_argument naming the limit) and queues the grid.
 // `run_thread(closure)` runs the kernel for the current built-ins; `closure` is kept alive by

@@ -12,23 +12,29 @@ import shutil
 
 import pytest
 
-from codegen_helpers import GOLDEN, outputs, run_codegen
+from codegen_helpers import EXPECTED, files_under, outputs, run_codegen
 
 MANIFEST = "tests/codegen/golden/ops.yaml"
-EXPECTED = os.path.join(GOLDEN, "expected")
 
 
 @pytest.fixture(scope="module")
-def generated(tmp_path_factory) -> dict[str, str]:
+def out_dir(tmp_path_factory) -> str:
     out = str(tmp_path_factory.mktemp("golden"))
     r = run_codegen("--manifest", MANIFEST, "--out", out, "--pyi", os.path.join(out, "ops.pyi"))
     assert r.returncode == 0, r.stderr
-    files = outputs(out)
     if os.environ.get("FOO_CODEGEN_UPDATE_GOLDEN") == "1":
-        os.makedirs(EXPECTED, exist_ok=True)
-        for name, path in files.items():
-            shutil.copyfile(path, os.path.join(EXPECTED, name))
-    return files
+        shutil.rmtree(EXPECTED, ignore_errors=True)
+        shutil.copytree(out, EXPECTED)
+    return out
+
+
+@pytest.fixture(scope="module")
+def generated(out_dir) -> dict[str, str]:
+    return outputs(out_dir)
+
+
+def test_generates_the_golden_files_and_no_others(out_dir):
+    assert files_under(out_dir) == files_under(EXPECTED)
 
 
 @pytest.mark.parametrize("name", list(outputs("")))

@@ -31,6 +31,12 @@ def _first_samples(op, device, dtype, n=SAMPLES):
     return [on(device, s) for s in itertools.islice(op.sample_inputs_func(op, "cpu", dtype, False), n)]
 
 
+def _out_samples(op, device, dtype, n):
+    """Samples of an op's out= variant: nonzero(as_tuple=True) has none (torch rejects a tuple
+    out= with a TypeError before any device check)."""
+    return [s for s in _first_samples(op, device, dtype, n) if not s.kwargs.get("as_tuple")]
+
+
 def _tensors(x):
     return [t for t in pytree.tree_leaves(x) if isinstance(t, torch.Tensor)]
 
@@ -55,7 +61,7 @@ class TestCommon(FooTestCase):
         """out= on the CPU for foo inputs is refused, not silently written (test_out's case 4)."""
         if manifest_skip(op, dtype):
             self.skipTest(manifest_skip(op, dtype))
-        for sample in _first_samples(op, device, dtype, 2):
+        for sample in _out_samples(op, device, dtype, 2):
             expected = op(sample.input, *sample.args, **sample.kwargs)
             out = pytree.tree_map(lambda t: torch.empty_like(t, device="cpu") if isinstance(t, torch.Tensor) else t, expected)
             with self.assertRaises(RuntimeError):
@@ -63,17 +69,34 @@ class TestCommon(FooTestCase):
 
     @ops([o for o in NATIVE_OPS if o.supports_out], allowed_dtypes=(torch.float32,))
     def test_out_unsafe_dtype(self, device, dtype, op):
-        """A float result cannot be written into an integer out= (test_out's case 5)."""
+        """A float result in an integer out= (test_out's case 5) is refused exactly when the CPU
+        refuses it, with the CPU's exception type (cat: TypeError; cumsum accepts: out's dtype is
+        its compute dtype)."""
         if manifest_skip(op, dtype):
             self.skipTest(manifest_skip(op, dtype))
-        for sample in _first_samples(op, device, dtype, 2):
+        for cpu_sample in _out_samples(op, "cpu", dtype, 2):
+            sample = on(device, cpu_sample)
             expected = op(sample.input, *sample.args, **sample.kwargs)
             results = _tensors(expected)
             if not results or any(torch.can_cast(t.dtype, torch.int64) for t in results):
                 continue
-            out = pytree.tree_map(lambda t: torch.empty_like(t, dtype=torch.int64) if isinstance(t, torch.Tensor) else t, expected)
-            with self.assertRaises(RuntimeError):
-                op(sample.input, *sample.args, **sample.kwargs, out=out)
+
+            def int64_out(where):
+                return pytree.tree_map(
+                    lambda t: torch.empty_like(t, dtype=torch.int64, device=where) if isinstance(t, torch.Tensor) else t,
+                    expected,
+                )
+
+            try:
+                op(cpu_sample.input, *cpu_sample.args, **cpu_sample.kwargs, out=int64_out("cpu"))
+                cpu_error = None
+            except (RuntimeError, TypeError) as e:
+                cpu_error = type(e)
+            if cpu_error is None:
+                op(sample.input, *sample.args, **sample.kwargs, out=int64_out(device))
+            else:
+                with self.assertRaises(cpu_error):
+                    op(sample.input, *sample.args, **sample.kwargs, out=int64_out(device))
 
 
 class TestFakeTensor(FooTestCase):
@@ -81,7 +104,14 @@ class TestFakeTensor(FooTestCase):
     @skipOps(
         # The only dtype of this variant is complex; foo computes no complex dtype and raises
         # NotImplementedError naming the op and dtype (docs/torch-foo-vs-cuda.md §11).
-        [xfail("nn.functional.silu", "complex")]
+        [
+            xfail("nn.functional.silu", "complex"),
+            # In evaluation foo returns 0-element save_mean/save_invstd, as the CPU does (tests/ops
+            # compares them with the CPU's); ATen's meta function predicts [C] for any non-CPU
+            # device, as CUDA returns. Which convention foo follows is open (reported to the lead).
+            xfail("native_batch_norm"),
+            xfail("_native_batch_norm_legit"),
+        ]
     )
     def test_fake_matches_real(self, device, dtype, op):
         """Under FakeTensorMode (how torch.compile traces) each op predicts the device, shape,

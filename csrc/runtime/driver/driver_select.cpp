@@ -1,10 +1,14 @@
-// Picks the process-wide driver from TORCH_FOO_DRIVER on first use.
+// Picks the process-wide driver from TORCH_FOO_DRIVER on first use. That driver hosts the
+// emulator (csrc/sim): sim kernels run as host tasks on its streams.
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "driver.h"
+#include "sim/launch.h"
 
 namespace foo::runtime {
 namespace {
@@ -18,6 +22,10 @@ std::atomic<Driver*> g_driver{nullptr};
 // be retryable, and libstdc++'s call_once can hang after an exception
 // (GCC bug 66146).
 std::mutex g_select_mu;
+
+void enqueue_on_driver(void* stream, std::function<void()> task) {
+  driver().enqueue_host_task(stream, std::move(task));
+}
 }  // namespace
 
 bool built_with_cuda() {
@@ -59,6 +67,7 @@ Driver& driver() {
   const char* env = std::getenv("TORCH_FOO_DRIVER");
   Driver* d = make_driver(env ? env : "auto").release();  // leaked, see above
   g_driver.store(d, std::memory_order_release);
+  foo::sim::set_stream_queue(&enqueue_on_driver);
   return *d;
 }
 
@@ -67,3 +76,14 @@ bool driver_selected() {
 }
 
 }  // namespace foo::runtime
+
+namespace foo::kernels {
+
+// Declared in kernels/dispatch.h, which FOO_CALL_KERNEL uses to pick the kernel target: the
+// driver decides, and the kernels' headers stay free of the driver's.
+bool on_cuda() {
+  static const bool cuda = std::strcmp(foo::runtime::driver().name(), "cuda") == 0;
+  return cuda;
+}
+
+}  // namespace foo::kernels

@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "driver.h"
-#include "launch_limits.h"
 #include "sim_event.h"
 #include "sim_memory.h"
 #include "sim_stream.h"
+#include "sim/launch_limits.h"
 
 namespace foo::runtime {
 namespace {
@@ -282,16 +282,16 @@ class SimDriver final : public Driver {
     // The emulator (csrc/sim) enforces these limits at every launch. Its
     // "multiprocessor" is a host thread running one block at a time, so the
     // per-SM limits are the per-block ones; it has no opt-in shared memory.
-    p.max_threads_per_block = static_cast<int>(kMaxThreadsPerBlock);
+    p.max_threads_per_block = static_cast<int>(foo::sim::kMaxThreadsPerBlock);
     p.max_threads_per_multi_processor = p.max_threads_per_block;
-    p.max_shared_memory_per_block = static_cast<int>(kMaxSharedMemoryPerBlock);
+    p.max_shared_memory_per_block = static_cast<int>(foo::sim::kMaxSharedMemoryPerBlock);
     p.shared_memory_per_block_optin = p.max_shared_memory_per_block;
     p.shared_memory_per_multiprocessor = p.max_shared_memory_per_block;
     // No register file or L2 is modelled: sm_90's register count (what
     // occupancy tables assume for major 9) and no L2.
     p.regs_per_multiprocessor = 64 * 1024;
     p.l2_cache_size = 0;
-    p.warp_size = kWarpSize;
+    p.warp_size = foo::sim::kWarpSize;
     return p;
   }
 

@@ -4,11 +4,11 @@
 // builds and runs it for sim. `--bench` prints timings instead of testing.
 //
 // sim (any machine; from the repository root):
-//   g++ -std=c++17 -O2 -pthread -x c++ -Icsrc -Icsrc/runtime/driver csrc/sim/tests/emulation_test.cu
+//   g++ -std=c++17 -O2 -pthread -x c++ -Icsrc csrc/sim/tests/emulation_test.cu
 //       -x none csrc/sim/*.cpp csrc/runtime/driver/*.cpp -o /tmp/emulation_test && /tmp/emulation_test
 // GPU (nvcc; the cuda driver runs the kernels):
-//   nvcc -std=c++17 -O2 -arch=sm_90 -DFOO_WITH_CUDA -Icsrc -Icsrc/runtime/driver
-//       csrc/sim/tests/emulation_test.cu csrc/runtime/driver/*.cpp -o /tmp/emulation_test_gpu &&
+//   nvcc -std=c++17 -O2 -arch=sm_90 -DFOO_WITH_CUDA -Icsrc
+//       csrc/sim/tests/emulation_test.cu csrc/runtime/driver/*.cpp csrc/sim/*.cpp -o /tmp/emulation_test_gpu &&
 //   TORCH_FOO_DRIVER=cuda /tmp/emulation_test_gpu
 // Tests of sim-only behaviour (deadlock reports, launch_independent misuse) are compiled out
 // under nvcc: on a GPU those are hangs or undefined behaviour, not errors.

@@ -1,4 +1,4 @@
-// Build & run (from csrc/runtime/driver):  g++ -std=c++17 -O1 -pthread -I. -I../.. tests/driver_test.cpp *.cpp -o /tmp/driver_test && /tmp/driver_test
+// Build & run (from the repository root): g++ -std=c++17 -O1 -pthread -Icsrc csrc/runtime/driver/tests/driver_test.cpp csrc/runtime/driver/*.cpp csrc/sim/*.cpp -o /tmp/driver_test && /tmp/driver_test
 // Standalone test of the sim driver (no torch, no gtest): exits nonzero on
 // failure. Also run under -fsanitize=thread and -fsanitize=address.
 #include <atomic>
@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "driver.h"
+#include "runtime/driver/driver.h"
 
 using namespace foo::runtime;
 using namespace std::chrono_literals;

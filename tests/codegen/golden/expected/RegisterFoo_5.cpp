@@ -4,55 +4,14 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
-#include "FooNativeFunctions.h"
 #include "aten/device_check.h"
+#include "native/max_out.h"
+#include "native/silu_backward_out.h"
 
 namespace {
 
 using foo::native::check_device;
 using foo::native::note_device;
-
-at::Tensor wrapper_empty_memory_format(c10::SymIntArrayRef size, ::std::optional<at::ScalarType> dtype, ::std::optional<at::Layout> layout, ::std::optional<at::Device> device, ::std::optional<bool> pin_memory, ::std::optional<at::MemoryFormat> memory_format) {
-  ::std::optional<c10::Device> common_device_;
-  common_device_ = device;
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::empty_memory_format(C10_AS_INTARRAYREF_SLOW(size), dtype, layout, device, pin_memory, memory_format);
-}
-
-at::Tensor wrapper_view(const at::Tensor & self, c10::SymIntArrayRef size) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::view", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::view(self, C10_AS_INTARRAYREF_SLOW(size));
-}
-
-at::Tensor & wrapper_add_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::add.out", "self", self, common_device_, true);
-  check_device("aten::add.out", "other", other, common_device_, true);
-  check_device("aten::add.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::add_out(self, other, alpha, out);
-}
-
-at::Tensor wrapper_add_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::add.Tensor", "self", self, common_device_, true);
-  check_device("aten::add.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::add_out(self, other, alpha, out);
-  return out;
-}
-
-at::Tensor & wrapper_add__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::add_.Tensor", "self", self, common_device_, false);
-  check_device("aten::add_.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::add_out(self, other, alpha, self);
-  return self;
-}
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_max_dim_max(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & max, at::Tensor & max_values) {
   ::std::optional<c10::Device> common_device_;
@@ -95,11 +54,6 @@ at::Tensor wrapper_silu_backward(const at::Tensor & grad_output, const at::Tenso
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("empty.memory_format", TORCH_FN(wrapper_empty_memory_format));
-  m.impl("view", TORCH_FN(wrapper_view));
-  m.impl("add.out", TORCH_FN(wrapper_add_out));
-  m.impl("add.Tensor", TORCH_FN(wrapper_add_Tensor));
-  m.impl("add_.Tensor", TORCH_FN(wrapper_add__Tensor));
   m.impl("max.dim_max", TORCH_FN(wrapper_max_dim_max));
   m.impl("max.dim", TORCH_FN(wrapper_max_dim));
   m.impl("silu_backward.grad_input", TORCH_FN(wrapper_silu_backward_grad_input));

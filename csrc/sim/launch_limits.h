@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <string>
 
-namespace foo::runtime {
+namespace foo::sim {
 
 constexpr unsigned kMaxThreadsPerBlock = 1024;
 constexpr unsigned kMaxBlockDimX = 1024, kMaxBlockDimY = 1024, kMaxBlockDimZ = 64;
@@ -41,4 +41,4 @@ inline std::string launch_config_error(const unsigned g[3], const unsigned b[3],
   return {};
 }
 
-}  // namespace foo::runtime
+}  // namespace foo::sim

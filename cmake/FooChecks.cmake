@@ -1,0 +1,27 @@
+# What the build checks on torch_foo's own code.
+
+# foo_target_warnings(<target>): -Wall -Wextra on our sources, C++ and CUDA (nvcc passes them to
+# the host compiler). FOO_WERROR=ON makes them errors (CI); it is off by default because a
+# compiler or torch version the project was not built with may warn where ours did not. Torch,
+# Python and CUDA headers come from imported targets, whose include directories CMake passes as
+# -isystem: their warnings do not count.
+function(foo_target_warnings target)
+  set(_cxx -Wall -Wextra)
+  set(_cuda -Xcompiler=-Wall,-Wextra)
+  if(FOO_WERROR)
+    list(APPEND _cxx -Werror)
+    list(APPEND _cuda -Xcompiler=-Werror --Werror=all-warnings)
+  endif()
+  target_compile_options(${target} PRIVATE
+    "$<$<COMPILE_LANGUAGE:CXX>:${_cxx}>"
+    "$<$<COMPILE_LANGUAGE:CUDA>:${_cuda}>")
+endfunction()
+
+# foo_complete_link(<shared library>): every symbol must resolve when the library links. A kernel
+# declared but never defined, or defined with other parameter types than its declaration (another
+# mangled name), then fails the build naming the symbol, instead of failing `import torch`
+# through autoload. Not for Python extension modules, which take libpython's symbols from the
+# interpreter at load time. tests/test_build_checks.py proves it on a small broken library.
+function(foo_complete_link target)
+  target_link_options(${target} PRIVATE "LINKER:--no-undefined")
+endfunction()
