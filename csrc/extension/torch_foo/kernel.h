@@ -8,14 +8,15 @@
 // (torch_foo/extension.h). Inside, write CUDA as usual, except:
 //   - launch through torch_foo::launch / launch_independent, never <<<...>>>;
 //   - dynamic shared memory is FOO_DYNAMIC_SHARED(T, name), not `extern __shared__ T name[]`.
+#include "kernels/block_reduce.h"
 #include "kernels/dtype.h"
 #include "kernels/elementwise.cuh"
 #include "kernels/kernel.h"
 #include "kernels/unary_math.cuh"
 
 namespace torch_foo {
-// launch, launch_independent, blocks_for, launch_elementwise, math::exp/log/... of the target
-// compiled.
+// launch, launch_independent, blocks_for, launch_elementwise, warp/block reductions
+// (kernels/block_reduce.h), math::exp/log/... of the target compiled.
 using namespace ::foo::kernels::FOO_TARGET;
 // Stream, DType, half_t, bfloat16_t, opmath_t, cast, dispatch<Types>(...).
 using namespace ::foo::kernels;
