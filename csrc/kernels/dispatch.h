@@ -26,14 +26,17 @@ bool on_cuda();
 #ifdef FOO_WITH_CUDA
 #define FOO_CALL_KERNEL_IN(ns, name, ...) \
   (::foo::kernels::on_cuda() ? ::ns::cuda::name(__VA_ARGS__) : ::ns::sim::name(__VA_ARGS__))
-#else
-// Built without the cuda target (no nvcc): the sim launcher, unless the cuda driver runs, which
-// only an extension built without nvcc for a torch_foo built with it can meet.
+#elif defined(FOO_SIM_EXTENSION)
+// An extension built without the cuda target (no nvcc): the sim launcher, unless the cuda driver
+// runs (torch_foo itself was built with nvcc), which gets a clear error instead.
 #define FOO_CALL_KERNEL_IN(ns, name, ...) \
   (::foo::kernels::require_sim_target(#ns "::" #name), ::ns::sim::name(__VA_ARGS__))
+#else
+#define FOO_CALL_KERNEL_IN(ns, name, ...) ::ns::sim::name(__VA_ARGS__)
 #endif
 #define FOO_CALL_KERNEL(name, ...) FOO_CALL_KERNEL_IN(foo::kernels, name, __VA_ARGS__)
 
+#ifdef FOO_SIM_EXTENSION
 namespace foo::kernels {
 inline void require_sim_target(const char* kernel) {
   if (on_cuda()) {
@@ -43,3 +46,4 @@ inline void require_sim_target(const char* kernel) {
   }
 }
 }  // namespace foo::kernels
+#endif
