@@ -9,8 +9,11 @@ function(foo_target_warnings target)
   set(_cxx -Wall -Wextra)
   set(_cuda -Xcompiler=-Wall,-Wextra)
   if(FOO_WERROR)
-    list(APPEND _cxx -Werror)
-    list(APPEND _cuda -Xcompiler=-Werror --Werror=all-warnings)
+    # Except -Wmaybe-uninitialized: GCC 12 reports it inside torch's SmallVector (DimVector(n, 0))
+    # once inlined into our code, where -isystem no longer hides it; a false positive that
+    # depends on the optimiser's inlining, so it stays a warning.
+    list(APPEND _cxx -Werror -Wno-error=maybe-uninitialized)
+    list(APPEND _cuda -Xcompiler=-Werror,-Wno-error=maybe-uninitialized --Werror=all-warnings)
   endif()
   target_compile_options(${target} PRIVATE
     "$<$<COMPILE_LANGUAGE:CXX>:${_cxx}>"

@@ -33,6 +33,7 @@ from torch_foo import _C  # noqa: E402  (library load registers ops/guard/hooks)
 from torch_foo import device  # noqa: E402
 from torch_foo import ops  # noqa: E402
 from torch_foo import fake_ops  # noqa: E402,F401  (registers the custom ops' fake impls)
+from torch_foo import distributed  # noqa: E402,F401  (registers the fooccl c10d backend)
 
 if getattr(torch, "foo", None) is not device:
     torch._register_device_module("foo", device)

@@ -69,5 +69,6 @@ PYBIND11_MODULE(_C, m) {
   m.def("_set_fallback_policy", &foo::native::set_fallback_policy);
   m.def("_get_fallback_policy", &foo::native::fallback_policy_name);
   foo::python::add_runtime_bindings(m);
+  foo::python::add_distributed_bindings(m);
   add_custom_ops(m);
 }
