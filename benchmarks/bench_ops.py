@@ -99,6 +99,33 @@ def cases(scale: int, dtype: torch.dtype):
     yield ("embedding_dense_backward", lambda d: (torch.randn(rows, cols, device=d).to(dtype), tokens.to(d)),
            lambda g, i: torch.ops.aten.embedding_dense_backward(g, i, rows, -1, False), 3 * rows * cols * esize, 0)
 
+    # Attention (the fused SDPA kernel on foo, torch's CPU flash attention as baseline): ~scale/16
+    # elements per operand, heads of 64, causal; and a 2-layer LSTM (fused cells), forward+backward.
+    sb, sh, sl, se = 2, 4, max(scale // (16 * 2 * 4 * 64), 16), 64
+    sdpa_flops = 4 * sb * sh * sl * sl * se // 2  # two matmuls, half the scores under causal
+
+    def sdpa_inputs(d, grad=False):
+        qkv = [torch.randn(sb, sh, sl, se, device=d).to(dtype).requires_grad_(grad) for _ in range(3)]
+        return (*qkv, torch.randn(sb, sh, sl, se, device=d).to(dtype)) if grad else tuple(qkv)
+
+    yield (f"sdpa fwd {sb}x{sh}x{sl}x{se} causal", sdpa_inputs,
+           lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True), 4 * sb * sh * sl * se * esize, sdpa_flops)
+    yield (f"sdpa fwd+bwd {sb}x{sh}x{sl}x{se} causal", lambda d: sdpa_inputs(d, grad=True),
+           lambda q, k, v, g: torch.autograd.grad(F.scaled_dot_product_attention(q, k, v, is_causal=True), (q, k, v), g),
+           8 * sb * sh * sl * se * esize, 3 * sdpa_flops)
+    lt, lb, lh = 32, 16, 128
+
+    def lstm_inputs(d):
+        torch.manual_seed(0)
+        model = torch.nn.LSTM(lh, lh, num_layers=2).to(d, dtype)
+        return model, torch.randn(lt, lb, lh, device=d).to(dtype).requires_grad_()
+
+    def lstm_step(model, x):
+        out, _ = model(x)
+        return torch.autograd.grad(out.sum(), [x, *model.parameters()])
+
+    yield (f"lstm fwd+bwd 2 layers T{lt} B{lb} H{lh}", lstm_inputs, lstm_step, 0, 3 * 2 * lt * 2 * lb * lh * 8 * lh)
+
 
 def overhead(device: str, min_seconds: float) -> float:
     """Seconds per call of a 1-element add: dispatch, launch and queueing, no real work."""
@@ -135,7 +162,8 @@ def main() -> None:
             continue
         t_base = time_call(lambda: fn(*base_inputs), args.baseline, args.seconds)
         tflops = f"{flops / t_foo / 1e12:.3f}" if flops else ""
-        print(f"| {name} | {t_foo * 1e6:.1f} | {t_base * 1e6:.1f} | {nbytes / t_foo / 1e9:.2f} | {tflops} | "
+        gbs = f"{nbytes / t_foo / 1e9:.2f}" if nbytes else ""
+        print(f"| {name} | {t_foo * 1e6:.1f} | {t_base * 1e6:.1f} | {gbs} | {tflops} | "
               f"{t_base / t_foo:.3f} |")
     t_foo, t_base = overhead("foo", args.seconds), overhead(args.baseline, args.seconds)
     print(f"| per-op overhead (1-element add) | {t_foo * 1e6:.1f} | {t_base * 1e6:.1f} | | | {t_base / t_foo:.3f} |")

@@ -9,7 +9,10 @@ function(torch_foo_sim_wrappers out_var dir)
   set(_wrappers)
   foreach(_cu IN LISTS ARGN)
     get_filename_component(_abs "${_cu}" ABSOLUTE)
-    get_filename_component(_name "${_cu}" NAME)
+    # Named after the path below the calling directory, so a/x.cu and b/x.cu cannot collide
+    # (torch_foo's generated/pointwise/x.cu and csrc/kernels/x.cu).
+    file(RELATIVE_PATH _name "${CMAKE_CURRENT_SOURCE_DIR}" "${_abs}")
+    string(MAKE_C_IDENTIFIER "${_name}" _name)
     set(_wrapper "${dir}/${_name}.cpp")
     file(CONFIGURE OUTPUT "${_wrapper}" CONTENT "#include \"${_abs}\"\n")
     list(APPEND _wrappers "${_wrapper}")

@@ -9,9 +9,11 @@ import sys
 from .aten import load_aten
 from .gen_custom import gen_custom
 from .gen_header import KERNEL_HEADER_DIR, gen_headers
+from .gen_pointwise import gen_pointwise
 from .gen_pyi import gen_pyi
 from .gen_python import gen_python
 from .gen_register import gen_register_shards
+from .gen_structured_header import gen_structured_header
 from .manifest import ManifestError, parse_manifest
 from .output import stale, write_if_changed
 from .resolve import resolve
@@ -22,6 +24,9 @@ def display_path(path: str) -> str:
     """The manifest path as stamped and reported: relative to the working directory when inside it."""
     rel = os.path.relpath(os.path.abspath(path))
     return path if rel.startswith("..") else rel.replace(os.sep, "/")
+
+
+POINTWISE_DIR = "pointwise"  # under --out: one kernel (.cu) and host (.cpp) file per pointwise entry
 
 
 def generate(manifest_path: str, out_dir: str, pyi_path: str) -> dict[str, str]:
@@ -35,7 +40,9 @@ def generate(manifest_path: str, out_dir: str, pyi_path: str) -> dict[str, str]:
     plan = resolve(parse_manifest(text, shown), load_aten())
     files = {os.path.join(out_dir, rel): content for rel, content in gen_headers(plan).items()}
     files.update({os.path.join(out_dir, name): content for name, content in gen_register_shards(plan).items()})
+    files.update({os.path.join(out_dir, path): text for path, text in gen_pointwise(plan).items()})
     files.update({
+        os.path.join(out_dir, "FooStructured.h"): gen_structured_header(plan),
         os.path.join(out_dir, "FooCustomOps.cpp"): gen_custom(plan),
         os.path.join(out_dir, "FooPythonOps.cpp"): gen_python(plan),
         os.path.join(out_dir, TORCH_VERSION_FILE): gen_torch_version(plan),
@@ -46,7 +53,7 @@ def generate(manifest_path: str, out_dir: str, pyi_path: str) -> dict[str, str]:
 
 def owned_dirs(out_dir: str) -> list[str]:
     """Folders whose every file codegen writes: a file there it no longer generates is stale."""
-    return [os.path.join(out_dir, KERNEL_HEADER_DIR)]
+    return [os.path.join(out_dir, KERNEL_HEADER_DIR), os.path.join(out_dir, POINTWISE_DIR)]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,6 +19,9 @@ class Aten:
     # Ops with a CUDA kernel of their own: for these a CompositeImplicitAutograd kernel only
     # serves backends without one (e.g. _fused_rms_norm), so a foo kernel is reached too.
     cuda_kernels: frozenset[str]
+    # Ops with a CPU or CUDA kernel upstream: their `device_guard` flag describes a backend
+    # kernel. An op upstream only has composite kernels says nothing about ours.
+    device_kernels: frozenset[str]
 
 
 def packaged_dir() -> str:
@@ -38,6 +41,9 @@ def load_aten() -> Aten:
             for f in g.functions():
                 groups[str(f.func.name)] = g
     tags = frozenset(parse_tags_yaml(os.path.join(d, "tags.yaml")))
-    cuda = parsed.backend_indices[DispatchKey.CUDA]
-    cuda_kernels = frozenset(name for name, f in functions.items() if cuda.has_kernel(f))
-    return Aten(functions, groups, tags, cuda_kernels)
+    def with_kernel(key: DispatchKey) -> frozenset[str]:
+        index = parsed.backend_indices[key]
+        return frozenset(name for name, f in functions.items() if index.has_kernel(f))
+
+    cuda_kernels = with_kernel(DispatchKey.CUDA)
+    return Aten(functions, groups, tags, cuda_kernels, cuda_kernels | with_kernel(DispatchKey.CPU))

@@ -16,7 +16,9 @@ from torchgen.api.types import (
     tensorT,
 )
 from torchgen.context import native_function_manager
-from torchgen.model import BaseTy, BaseType, NativeFunction, OptionalType
+from torchgen.model import BaseTy, BaseType, DeviceCheckType, NativeFunction, OptionalType
+
+from . import structured
 
 # Ops that copy between the CPU and foo by definition: at least one tensor must be on foo.
 CROSS_DEVICE_OPS = frozenset({"_copy_from", "_copy_from_and_resize"})
@@ -35,21 +37,40 @@ def native_decl(f: NativeFunction, kernel: str) -> str:
         return NativeSignature(f.func, symint=False).decl(name=kernel) + ";"
 
 
-def wrapper(f: NativeFunction, kernel_f: NativeFunction, kernel: str, kind: str, namespace: str) -> Wrapper:
+def wrapper(f: NativeFunction, kernel_f: NativeFunction, kernel: str, kind: str, namespace: str,
+            guard: bool = True) -> Wrapper:
+    """`guard`: whether the op gets a device guard (torchgen's `device_guard`; see needs_guard)."""
     with native_function_manager(f):
         sig = DispatcherSignature.from_schema(f.func)
         name = "wrapper_" + f.func.name.unambiguous_name()
-        checks = device_checks(f, namespace)
-        call, locals_, ret = _kernel_call(sig, kernel_f, kernel, kind)
+        checks = device_checks(f, namespace, guard)
+        if kind == "structured":
+            # torchgen's structured wrapper of this overload (structured.py), native signature.
+            call, locals_, ret = _kernel_call(sig, f, "at::" + structured.wrapper_name(f), "direct")
+        else:
+            call, locals_, ret = _kernel_call(sig, kernel_f, "foo::native::" + kernel, kind)
         return Wrapper(name, str(f.func.name), sig.defn(name=name), tuple(checks + locals_ + call + ret))
+
+
+def needs_guard(f: NativeFunction, device_kernels: frozenset[str]) -> bool:
+    """torchgen's `device_guard: False` (views and metadata ops) means no DeviceGuard. It describes
+    the op's device kernels; an op with only composite kernels upstream (var_mean.correction_out)
+    says nothing about ours, which launch work on the device."""
+    return f.device_guard or str(f.func.name) not in device_kernels
 
 
 # Non-pointwise aten ops whose named tensor argument may be a 0-dim CPU tensor (a fill value).
 CPU_SCALAR_ARGS = {"fill": ("value",), "masked_fill": ("value",)}  # keyed by base name (fill_ → fill)
 
 
-def device_checks(f: NativeFunction, namespace: str) -> list[str]:
-    """Every tensor argument on one foo device; the guard switches to it."""
+def device_checks(f: NativeFunction, namespace: str, guard: bool = True) -> list[str]:
+    """Every tensor argument on one foo device; the guard switches to it.
+
+    torchgen's `device_check: ExactSame` means exactly that. `NoCheck` means the op checks devices
+    itself (TensorIterator) or mixes them on purpose; our kernels read device memory, so we still
+    check, but accept a 0-dim CPU tensor wherever the op takes one as a scalar (pointwise ops, as
+    TensorIterator does, and fill values).
+    """
     label = f"{namespace}::{f.func.name}"
     args = dispatcher.jit_arguments(f.func)
     tensors = [a for a in args if a.type.is_tensor_like()]
@@ -61,8 +82,9 @@ def device_checks(f: NativeFunction, namespace: str) -> list[str]:
         outs = {a.name for a in f.func.arguments.out}
         # Like TensorIterator: a pointwise aten op takes a 0-dim CPU tensor as a scalar operand
         # (any input, as on CUDA); so do the ops whose 0-dim `value` tensor is a fill value.
-        pointwise = namespace == "aten" and "pointwise" in f.tags
-        scalar_args = CPU_SCALAR_ARGS.get(f.func.name.name.base, ()) if namespace == "aten" else ()
+        relaxed = namespace == "aten" and f.device_check == DeviceCheckType.NoCheck
+        pointwise = relaxed and "pointwise" in f.tags
+        scalar_args = CPU_SCALAR_ARGS.get(f.func.name.name.base, ()) if relaxed else ()
         for a in tensors:
             writes = a.annotation is not None and a.annotation.is_write
             scalar_ok = (pointwise or a.name in scalar_args) and not (a.name in outs or writes)
@@ -74,7 +96,8 @@ def device_checks(f: NativeFunction, namespace: str) -> list[str]:
             lines.append("common_device_ = device;")
     if not tensors and len(lines) == 1:
         return []  # nothing to check and no device to switch to
-    lines.append("const c10::OptionalDeviceGuard device_guard_(common_device_);")
+    if guard:
+        lines.append("const c10::OptionalDeviceGuard device_guard_(common_device_);")
     return lines
 
 
@@ -98,7 +121,7 @@ def _kernel_call(sig: DispatcherSignature, kernel_f: NativeFunction, kernel: str
     elif kind == "inplace":
         bindings += _out_exprs(outs[0], "self")
     args = ", ".join(e.expr for e in translate.translate(bindings, target, method=False))
-    call = f"foo::native::{kernel}({args});"
+    call = f"{kernel}({args});"
     if kind == "direct":
         return [f"return {call}"], locals_, []
     if kind == "inplace":

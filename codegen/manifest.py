@@ -2,36 +2,21 @@
 
 from __future__ import annotations
 
-import difflib
-import re
 from dataclasses import dataclass
 
 import yaml
 
+from .names import closest, did_you_mean, is_cpp_identifier  # noqa: F401 - re-exported
+from .pointwise_spec import Pointwise, SpecError, parse_pointwise
 from .yaml_lines import DuplicateKey, LineDict, LineList, load
 
 TOP_KEYS = ("aten", "custom")
-ATEN_KEYS = ("op", "kernel", "out_as_primary", "tests")
+ATEN_KEYS = ("op", "kernel", "out_as_primary", "pointwise", "tests")
 CUSTOM_KEYS = ("schema", "kernel", "tags", "tests")
 # Keys of an entry's optional `tests:` mapping (read by tests/ops/, not by the generators).
 # Custom ops have no OpInfo, so they can only say which tests cover them.
 ATEN_TEST_KEYS = ("opinfo", "skip", "covered_by")
 CUSTOM_TEST_KEYS = ("covered_by",)
-
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-# C++ keywords a kernel must not be named after.
-_CPP_KEYWORDS = frozenset(
-    "alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t "
-    "char16_t char32_t class compl concept const consteval constexpr constinit const_cast "
-    "continue co_await co_return co_yield decltype default delete do double dynamic_cast "
-    "else enum explicit export extern false float for friend goto if inline int long "
-    "mutable namespace new noexcept not not_eq nullptr operator or or_eq private protected "
-    "public register reinterpret_cast requires return short signed sizeof static "
-    "static_assert static_cast struct switch template this thread_local throw true try "
-    "typedef typeid typename union unsigned using virtual void volatile wchar_t while xor "
-    "xor_eq".split()
-)
-
 
 class ManifestError(Exception):
     """One manifest problem, printed as `path:line: what; suggestion`."""
@@ -58,6 +43,8 @@ class AtenEntry:
     out_as_primary: bool
     line: int
     tests: Tests = Tests()
+    pointwise: Pointwise | None = None  # the scalar formula the kernel is generated from
+    kernel_line: int = 0
 
 
 @dataclass(frozen=True)
@@ -67,6 +54,8 @@ class CustomEntry:
     tags: tuple[str, ...]
     line: int
     tests: Tests = Tests()
+    tag_lines: tuple[int, ...] = ()  # of each tag, for messages
+    kernel_line: int = 0
 
 
 @dataclass(frozen=True)
@@ -74,19 +63,6 @@ class Manifest:
     path: str  # as shown in messages and stamps
     aten: tuple[AtenEntry, ...]
     custom: tuple[CustomEntry, ...]
-
-
-def closest(word: str, choices, n: int = 3) -> list[str]:
-    return difflib.get_close_matches(word, sorted(choices), n=n, cutoff=0.6)
-
-
-def did_you_mean(word: str, choices, fallback: str) -> str:
-    near = closest(word, choices)
-    return "did you mean " + " or ".join(f"'{c}'" for c in near) + "?" if near else fallback
-
-
-def is_cpp_identifier(name: object) -> bool:
-    return isinstance(name, str) and bool(_IDENT.match(name)) and name not in _CPP_KEYWORDS
 
 
 def parse_manifest(text: str, path: str) -> Manifest:
@@ -174,7 +150,14 @@ def _aten_entry(e: LineDict, line: int, path: str) -> AtenEntry:
             path, e.key_lines["out_as_primary"], f"'out_as_primary' must be true or false, got {oap!r}",
             "write 'out_as_primary: true' or 'out_as_primary: false'",
         )
-    return AtenEntry(op.removeprefix("aten::"), _kernel(e, path), oap, line, _tests(e, path, ATEN_TEST_KEYS))
+    pointwise = None
+    if "pointwise" in e:
+        try:
+            pointwise = parse_pointwise(e["pointwise"], e.key_lines["pointwise"])
+        except SpecError as err:
+            raise ManifestError(path, err.line, err.what, err.suggestion) from None
+    return AtenEntry(op.removeprefix("aten::"), _kernel(e, path), oap, line, _tests(e, path, ATEN_TEST_KEYS), pointwise,
+                     e.key_lines["kernel"])
 
 
 def _custom_entry(e: LineDict, line: int, path: str) -> CustomEntry:
@@ -186,7 +169,10 @@ def _custom_entry(e: LineDict, line: int, path: str) -> CustomEntry:
             path, e.key_lines["tags"], f"'tags' must be a list of torch.Tag names, got {tags!r}",
             "write e.g. 'tags: [pointwise]'",
         )
-    return CustomEntry(schema, _kernel(e, path), tuple(tags), line, _tests(e, path, CUSTOM_TEST_KEYS))
+    # A flow list ([a, b]) sits on its key's line; a block list has a line per item.
+    tag_lines = tuple(getattr(tags, "item_lines", [e.key_lines.get("tags", line)] * len(tags)))
+    return CustomEntry(schema, _kernel(e, path), tuple(tags), line, _tests(e, path, CUSTOM_TEST_KEYS), tag_lines,
+                       e.key_lines["kernel"])
 
 
 def _tests(e: LineDict, path: str, allowed) -> Tests:

@@ -7,14 +7,10 @@
 #include "aten/device_check.h"
 #include "native/copy_from_and_resize.h"
 #include "native/local_scalar_dense.h"
-#include "native/sub_out.h"
+#include "native/random_to.h"
+#include "native/normal_tensor_tensor_out.h"
 #include "native/amin_out.h"
 #include "native/var_out.h"
-#include "native/exp_out.h"
-#include "native/isnan.h"
-#include "native/relu.h"
-#include "native/gelu_out.h"
-#include "native/clamp_min_out.h"
 #include "native/native_group_norm.h"
 #include "native/native_batch_norm_legit_out.h"
 #include "native/batch_norm_with_update.h"
@@ -24,6 +20,622 @@
 #include "native/tril_out.h"
 #include "native/any_all_out.h"
 #include "native/any_dims_out.h"
+#include "FooStructured.h"
+
+// torchgen's code as generated for CPU/CUDA: an in-place set_output ignores the strides it gets.
+C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED("-Wunused-parameter")
+namespace at {
+namespace {
+
+// torchgen's StructuredRegisterDispatchKey: meta() (ATen's checks, set_output) then impl().
+struct structured_amin_out_out final : public ::foo::native::structured_amin_out {
+    structured_amin_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_amin_out_out(const at::Tensor & self, at::IntArrayRef dim, bool keepdim, at::Tensor & out) {
+structured_amin_out_out op(out);
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_amin_out_functional final : public ::foo::native::structured_amin_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_amin(const at::Tensor & self, at::IntArrayRef dim, bool keepdim) {
+structured_amin_out_functional op;
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_upsample_nearest1d_backward_out_out final : public ::foo::native::structured_upsample_nearest1d_backward_out {
+    structured_upsample_nearest1d_backward_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_upsample_nearest1d_backward_out_grad_input(const at::Tensor & grad_output, at::IntArrayRef output_size, at::IntArrayRef input_size, ::std::optional<double> scales, at::Tensor & grad_input) {
+structured_upsample_nearest1d_backward_out_out op(grad_input);
+op.meta(grad_output, output_size, input_size, scales);
+op.impl(grad_output, output_size, input_size, scales, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return grad_input;
+}
+
+struct structured_upsample_nearest1d_backward_out_functional final : public ::foo::native::structured_upsample_nearest1d_backward_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_upsample_nearest1d_backward(const at::Tensor & grad_output, at::IntArrayRef output_size, at::IntArrayRef input_size, ::std::optional<double> scales) {
+structured_upsample_nearest1d_backward_out_functional op;
+op.meta(grad_output, output_size, input_size, scales);
+op.impl(grad_output, output_size, input_size, scales, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_upsample_bilinear2d_out_out final : public ::foo::native::structured_upsample_bilinear2d_out {
+    structured_upsample_bilinear2d_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_upsample_bilinear2d_out_out(const at::Tensor & self, at::IntArrayRef output_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & out) {
+structured_upsample_bilinear2d_out_out op(out);
+op.meta(self, output_size, align_corners, scales_h, scales_w);
+op.impl(self, output_size, align_corners, scales_h, scales_w, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_upsample_bilinear2d_out_functional final : public ::foo::native::structured_upsample_bilinear2d_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_upsample_bilinear2d(const at::Tensor & self, at::IntArrayRef output_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+structured_upsample_bilinear2d_out_functional op;
+op.meta(self, output_size, align_corners, scales_h, scales_w);
+op.impl(self, output_size, align_corners, scales_h, scales_w, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_tril_out_out final : public ::foo::native::structured_tril_out {
+    structured_tril_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_tril_out_out(const at::Tensor & self, int64_t diagonal, at::Tensor & out) {
+structured_tril_out_out op(out);
+op.meta(self, diagonal);
+op.impl(self, diagonal, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_tril_out_functional final : public ::foo::native::structured_tril_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_tril(const at::Tensor & self, int64_t diagonal) {
+structured_tril_out_functional op;
+op.meta(self, diagonal);
+op.impl(self, diagonal, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_tril_out_inplace final : public ::foo::native::structured_tril_out {
+    structured_tril_out_inplace(Tensor& self) : outputs_{std::ref(self)} {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_tril_(at::Tensor & self, int64_t diagonal) {
+structured_tril_out_inplace op(self);
+op.meta(self, diagonal);
+op.impl(self, diagonal, op.outputs_[0]);
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return self;
+}
+
+struct structured_any_all_out_out final : public ::foo::native::structured_any_all_out {
+    structured_any_all_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_any_out_all_out(const at::Tensor & self, at::Tensor & out) {
+structured_any_all_out_out op(out);
+op.meta(self);
+op.impl(self, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_any_all_out_functional final : public ::foo::native::structured_any_all_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_any(const at::Tensor & self) {
+structured_any_all_out_functional op;
+op.meta(self);
+op.impl(self, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_any_dims_out_out final : public ::foo::native::structured_any_dims_out {
+    structured_any_dims_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_any_out_dims_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, at::Tensor & out) {
+structured_any_dims_out_out op(out);
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_any_dims_out_functional final : public ::foo::native::structured_any_dims_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_any_dims(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim) {
+structured_any_dims_out_functional op;
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+}  // namespace
+}  // namespace at
+C10_DIAGNOSTIC_POP()
 
 namespace {
 
@@ -46,32 +658,30 @@ at::Scalar wrapper__local_scalar_dense(const at::Tensor & self) {
   return foo::native::local_scalar_dense(self);
 }
 
-at::Tensor & wrapper_sub_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
+at::Tensor & wrapper_random__to(at::Tensor & self, int64_t to, ::std::optional<at::Generator> generator) {
   ::std::optional<c10::Device> common_device_;
-  check_device("aten::sub.out", "self", self, common_device_, true);
-  check_device("aten::sub.out", "other", other, common_device_, true);
-  check_device("aten::sub.out", "out", out, common_device_, false);
+  check_device("aten::random_.to", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::sub_out(self, other, alpha, out);
+  return foo::native::random_to(self, to, generator);
 }
 
-at::Tensor wrapper_sub_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
+at::Tensor & wrapper_normal_Tensor_Tensor_out(const at::Tensor & mean, const at::Tensor & std, ::std::optional<at::Generator> generator, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
-  check_device("aten::sub.Tensor", "self", self, common_device_, true);
-  check_device("aten::sub.Tensor", "other", other, common_device_, true);
+  check_device("aten::normal.Tensor_Tensor_out", "mean", mean, common_device_, false);
+  check_device("aten::normal.Tensor_Tensor_out", "std", std, common_device_, false);
+  check_device("aten::normal.Tensor_Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::normal_tensor_tensor_out(mean, std, generator, out);
+}
+
+at::Tensor wrapper_normal_Tensor_Tensor(const at::Tensor & mean, const at::Tensor & std, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::normal.Tensor_Tensor", "mean", mean, common_device_, false);
+  check_device("aten::normal.Tensor_Tensor", "std", std, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
   at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::sub_out(self, other, alpha, out);
+  foo::native::normal_tensor_tensor_out(mean, std, generator, out);
   return out;
-}
-
-at::Tensor & wrapper_sub__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sub_.Tensor", "self", self, common_device_, false);
-  check_device("aten::sub_.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::sub_out(self, other, alpha, self);
-  return self;
 }
 
 at::Tensor & wrapper_amin_out(const at::Tensor & self, at::IntArrayRef dim, bool keepdim, at::Tensor & out) {
@@ -79,16 +689,14 @@ at::Tensor & wrapper_amin_out(const at::Tensor & self, at::IntArrayRef dim, bool
   check_device("aten::amin.out", "self", self, common_device_, false);
   check_device("aten::amin.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::amin_out(self, dim, keepdim, out);
+  return at::wrapper_PrivateUse1_amin_out_out(self, dim, keepdim, out);
 }
 
 at::Tensor wrapper_amin(const at::Tensor & self, at::IntArrayRef dim, bool keepdim) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::amin", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::amin_out(self, dim, keepdim, out);
-  return out;
+  return at::wrapper_PrivateUse1_amin(self, dim, keepdim);
 }
 
 at::Tensor & wrapper_var_correction_out(const at::Tensor & self, at::OptionalIntArrayRef dim, const ::std::optional<at::Scalar> & correction, bool keepdim, at::Tensor & out) {
@@ -106,95 +714,6 @@ at::Tensor wrapper_var_correction(const at::Tensor & self, at::OptionalIntArrayR
   at::Tensor out;  // undefined: the out kernel allocates it
   foo::native::var_out(self, dim, correction, keepdim, out);
   return out;
-}
-
-at::Tensor & wrapper_exp_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::exp.out", "self", self, common_device_, true);
-  check_device("aten::exp.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::exp_out(self, out);
-}
-
-at::Tensor wrapper_exp(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::exp", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::exp_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_exp_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::exp_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::exp_out(self, self);
-  return self;
-}
-
-at::Tensor wrapper_isnan(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::isnan", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::isnan(self);
-}
-
-at::Tensor wrapper_relu(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::relu", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::relu(self);
-}
-
-at::Tensor & wrapper_gelu_out(const at::Tensor & self, c10::string_view approximate, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::gelu.out", "self", self, common_device_, false);
-  check_device("aten::gelu.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::gelu_out(self, approximate, out);
-}
-
-at::Tensor wrapper_gelu(const at::Tensor & self, c10::string_view approximate) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::gelu", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::gelu_out(self, approximate, out);
-  return out;
-}
-
-at::Tensor & wrapper_gelu_(at::Tensor & self, c10::string_view approximate) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::gelu_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::gelu_out(self, approximate, self);
-  return self;
-}
-
-at::Tensor & wrapper_clamp_min_out(const at::Tensor & self, const at::Scalar & min, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp_min.out", "self", self, common_device_, true);
-  check_device("aten::clamp_min.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::clamp_min_out(self, min, out);
-}
-
-at::Tensor wrapper_clamp_min(const at::Tensor & self, const at::Scalar & min) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp_min", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::clamp_min_out(self, min, out);
-  return out;
-}
-
-at::Tensor & wrapper_clamp_min_(at::Tensor & self, const at::Scalar & min) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp_min_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::clamp_min_out(self, min, self);
-  return self;
 }
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_group_norm(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, c10::SymInt N, c10::SymInt C, c10::SymInt HxW, int64_t group, double eps) {
@@ -236,16 +755,14 @@ at::Tensor & wrapper_upsample_nearest1d_backward_grad_input(const at::Tensor & g
   check_device("aten::upsample_nearest1d_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::upsample_nearest1d_backward.grad_input", "grad_input", grad_input, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::upsample_nearest1d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), scales, grad_input);
+  return at::wrapper_PrivateUse1_upsample_nearest1d_backward_out_grad_input(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), scales, grad_input);
 }
 
 at::Tensor wrapper_upsample_nearest1d_backward(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, ::std::optional<double> scales) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::upsample_nearest1d_backward", "grad_output", grad_output, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor grad_input;  // undefined: the out kernel allocates it
-  foo::native::upsample_nearest1d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), scales, grad_input);
-  return grad_input;
+  return at::wrapper_PrivateUse1_upsample_nearest1d_backward(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), scales);
 }
 
 at::Tensor & wrapper_upsample_bilinear2d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & out) {
@@ -253,16 +770,14 @@ at::Tensor & wrapper_upsample_bilinear2d_out(const at::Tensor & self, c10::SymIn
   check_device("aten::upsample_bilinear2d.out", "self", self, common_device_, false);
   check_device("aten::upsample_bilinear2d.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::upsample_bilinear2d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), align_corners, scales_h, scales_w, out);
+  return at::wrapper_PrivateUse1_upsample_bilinear2d_out_out(self, C10_AS_INTARRAYREF_SLOW(output_size), align_corners, scales_h, scales_w, out);
 }
 
 at::Tensor wrapper_upsample_bilinear2d(const at::Tensor & self, c10::SymIntArrayRef output_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::upsample_bilinear2d", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::upsample_bilinear2d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), align_corners, scales_h, scales_w, out);
-  return out;
+  return at::wrapper_PrivateUse1_upsample_bilinear2d(self, C10_AS_INTARRAYREF_SLOW(output_size), align_corners, scales_h, scales_w);
 }
 
 at::Tensor wrapper_repeat(const at::Tensor & self, c10::SymIntArrayRef repeats) {
@@ -277,24 +792,21 @@ at::Tensor & wrapper_tril_out(const at::Tensor & self, c10::SymInt diagonal, at:
   check_device("aten::tril.out", "self", self, common_device_, false);
   check_device("aten::tril.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::tril_out(self, diagonal.guard_int(__FILE__, __LINE__), out);
+  return at::wrapper_PrivateUse1_tril_out_out(self, diagonal.guard_int(__FILE__, __LINE__), out);
 }
 
 at::Tensor wrapper_tril(const at::Tensor & self, c10::SymInt diagonal) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::tril", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::tril_out(self, diagonal.guard_int(__FILE__, __LINE__), out);
-  return out;
+  return at::wrapper_PrivateUse1_tril(self, diagonal.guard_int(__FILE__, __LINE__));
 }
 
 at::Tensor & wrapper_tril_(at::Tensor & self, c10::SymInt diagonal) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::tril_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::tril_out(self, diagonal.guard_int(__FILE__, __LINE__), self);
-  return self;
+  return at::wrapper_PrivateUse1_tril_(self, diagonal.guard_int(__FILE__, __LINE__));
 }
 
 at::Tensor & wrapper_any_all_out(const at::Tensor & self, at::Tensor & out) {
@@ -302,16 +814,14 @@ at::Tensor & wrapper_any_all_out(const at::Tensor & self, at::Tensor & out) {
   check_device("aten::any.all_out", "self", self, common_device_, false);
   check_device("aten::any.all_out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::any_all_out(self, out);
+  return at::wrapper_PrivateUse1_any_out_all_out(self, out);
 }
 
 at::Tensor wrapper_any(const at::Tensor & self) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::any", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::any_all_out(self, out);
-  return out;
+  return at::wrapper_PrivateUse1_any(self);
 }
 
 at::Tensor & wrapper_any_dims_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, at::Tensor & out) {
@@ -319,16 +829,14 @@ at::Tensor & wrapper_any_dims_out(const at::Tensor & self, at::OptionalIntArrayR
   check_device("aten::any.dims_out", "self", self, common_device_, false);
   check_device("aten::any.dims_out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::any_dims_out(self, dim, keepdim, out);
+  return at::wrapper_PrivateUse1_any_out_dims_out(self, dim, keepdim, out);
 }
 
 at::Tensor wrapper_any_dims(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::any.dims", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::any_dims_out(self, dim, keepdim, out);
-  return out;
+  return at::wrapper_PrivateUse1_any_dims(self, dim, keepdim);
 }
 
 }  // namespace
@@ -336,24 +844,13 @@ at::Tensor wrapper_any_dims(const at::Tensor & self, at::OptionalIntArrayRef dim
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_copy_from_and_resize", TORCH_FN(wrapper__copy_from_and_resize));
   m.impl("_local_scalar_dense", TORCH_FN(wrapper__local_scalar_dense));
-  m.impl("sub.out", TORCH_FN(wrapper_sub_out));
-  m.impl("sub.Tensor", TORCH_FN(wrapper_sub_Tensor));
-  m.impl("sub_.Tensor", TORCH_FN(wrapper_sub__Tensor));
+  m.impl("random_.to", TORCH_FN(wrapper_random__to));
+  m.impl("normal.Tensor_Tensor_out", TORCH_FN(wrapper_normal_Tensor_Tensor_out));
+  m.impl("normal.Tensor_Tensor", TORCH_FN(wrapper_normal_Tensor_Tensor));
   m.impl("amin.out", TORCH_FN(wrapper_amin_out));
   m.impl("amin", TORCH_FN(wrapper_amin));
   m.impl("var.correction_out", TORCH_FN(wrapper_var_correction_out));
   m.impl("var.correction", TORCH_FN(wrapper_var_correction));
-  m.impl("exp.out", TORCH_FN(wrapper_exp_out));
-  m.impl("exp", TORCH_FN(wrapper_exp));
-  m.impl("exp_", TORCH_FN(wrapper_exp_));
-  m.impl("isnan", TORCH_FN(wrapper_isnan));
-  m.impl("relu", TORCH_FN(wrapper_relu));
-  m.impl("gelu.out", TORCH_FN(wrapper_gelu_out));
-  m.impl("gelu", TORCH_FN(wrapper_gelu));
-  m.impl("gelu_", TORCH_FN(wrapper_gelu_));
-  m.impl("clamp_min.out", TORCH_FN(wrapper_clamp_min_out));
-  m.impl("clamp_min", TORCH_FN(wrapper_clamp_min));
-  m.impl("clamp_min_", TORCH_FN(wrapper_clamp_min_));
   m.impl("native_group_norm", TORCH_FN(wrapper_native_group_norm));
   m.impl("_native_batch_norm_legit.out", TORCH_FN(wrapper__native_batch_norm_legit_out));
   m.impl("_batch_norm_with_update", TORCH_FN(wrapper__batch_norm_with_update));

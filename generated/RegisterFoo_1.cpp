@@ -8,22 +8,19 @@
 #include "native/normal_.h"
 #include "native/bernoulli_float_.h"
 #include "native/bernoulli_tensor_.h"
+#include "native/cauchy_.h"
+#include "native/geometric_.h"
+#include "native/random_.h"
+#include "native/random_from.h"
+#include "native/view_as_real.h"
+#include "native/amp_update_scale_.h"
 #include "native/fill_scalar.h"
 #include "native/zero_.h"
-#include "native/add_out.h"
 #include "native/log_softmax_backward_data_out.h"
 #include "native/addmm_out.h"
 #include "native/sum_out.h"
 #include "native/min_unary_out.h"
-#include "native/sin_out.h"
-#include "native/cos_out.h"
-#include "native/sgn_out.h"
-#include "native/relu_.h"
-#include "native/threshold_out.h"
-#include "native/pow_tensor_tensor_out.h"
-#include "native/pow_tensor_scalar_out.h"
 #include "native/pow_scalar_out.h"
-#include "native/bitwise_xor_out.h"
 #include "native/native_batch_norm_legit_no_stats_out.h"
 #include "native/max_pool2d_with_indices_out.h"
 #include "native/max_pool2d_with_indices_backward_out.h"
@@ -33,6 +30,996 @@
 #include "native/cat_out.h"
 #include "native/triu_indices.h"
 #include "native/unfold_backward.h"
+#include "native/thnn_fused_lstm_cell_backward_impl.h"
+#include "native/thnn_fused_gru_cell.h"
+#include "FooStructured.h"
+
+// torchgen's code as generated for CPU/CUDA: an in-place set_output ignores the strides it gets.
+C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED("-Wunused-parameter")
+namespace at {
+namespace {
+
+// torchgen's StructuredRegisterDispatchKey: meta() (ATen's checks, set_output) then impl().
+struct structured_log_softmax_backward_data_out_out final : public ::foo::native::structured_log_softmax_backward_data_out {
+    structured_log_softmax_backward_data_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1__log_softmax_backward_data_out_out(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype, at::Tensor & out) {
+structured_log_softmax_backward_data_out_out op(out);
+op.meta(grad_output, output, dim, input_dtype);
+op.impl(grad_output, output, dim, input_dtype, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_log_softmax_backward_data_out_functional final : public ::foo::native::structured_log_softmax_backward_data_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1__log_softmax_backward_data(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype) {
+structured_log_softmax_backward_data_out_functional op;
+op.meta(grad_output, output, dim, input_dtype);
+op.impl(grad_output, output, dim, input_dtype, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_addmm_out_out final : public ::foo::native::structured_addmm_out {
+    structured_addmm_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_addmm_out_out(const at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha, at::Tensor & out) {
+structured_addmm_out_out op(out);
+op.meta(self, mat1, mat2, beta, alpha);
+op.impl(self, mat1, mat2, beta, alpha, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_addmm_out_functional final : public ::foo::native::structured_addmm_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_addmm(const at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha) {
+structured_addmm_out_functional op;
+op.meta(self, mat1, mat2, beta, alpha);
+op.impl(self, mat1, mat2, beta, alpha, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_addmm_out_inplace final : public ::foo::native::structured_addmm_out {
+    structured_addmm_out_inplace(Tensor& self) : outputs_{std::ref(self)} {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_addmm_(at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha) {
+structured_addmm_out_inplace op(self);
+op.meta(self, mat1, mat2, beta, alpha);
+op.impl(self, mat1, mat2, beta, alpha, op.outputs_[0]);
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return self;
+}
+
+struct structured_sum_out_out final : public ::foo::native::structured_sum_out {
+    structured_sum_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_sum_out_IntList_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+structured_sum_out_out op(out);
+op.meta(self, dim, keepdim, dtype);
+op.impl(self, dim, keepdim, dtype, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_sum_out_functional final : public ::foo::native::structured_sum_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
+structured_sum_out_functional op;
+op.meta(self, dim, keepdim, dtype);
+op.impl(self, dim, keepdim, dtype, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_pow_scalar_out_out final : public ::foo::native::structured_pow_scalar_out {
+    structured_pow_scalar_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_pow_out_Scalar_out(const at::Scalar & self, const at::Tensor & exponent, at::Tensor & out) {
+structured_pow_scalar_out_out op(out);
+op.meta(self, exponent);
+op.impl(self, exponent, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_pow_scalar_out_functional final : public ::foo::native::structured_pow_scalar_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_pow_Scalar(const at::Scalar & self, const at::Tensor & exponent) {
+structured_pow_scalar_out_functional op;
+op.meta(self, exponent);
+op.impl(self, exponent, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_max_pool2d_with_indices_out_out final : public ::foo::native::structured_max_pool2d_with_indices_out {
+    structured_max_pool2d_with_indices_out_out(Tensor& out0, Tensor& out1) : outputs_{ std::ref(out0), std::ref(out1) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 2> outputs_;
+    std::array<::std::optional<Tensor>, 2> proxy_outputs_;
+};
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_PrivateUse1_max_pool2d_with_indices_out_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, at::Tensor & out, at::Tensor & indices) {
+structured_max_pool2d_with_indices_out_out op(out, indices);
+op.meta(self, kernel_size, stride, padding, dilation, ceil_mode);
+op.impl(self, kernel_size, stride, padding, dilation, ceil_mode, op.maybe_get_output(0), op.maybe_get_output(1));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+if (op.proxy_outputs_[1].has_value()) op.outputs_[1].get().copy_(*op.proxy_outputs_[1]);
+return std::forward_as_tuple(out, indices);
+}
+
+struct structured_max_pool2d_with_indices_out_functional final : public ::foo::native::structured_max_pool2d_with_indices_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 2> outputs_;
+};
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_PrivateUse1_max_pool2d_with_indices(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode) {
+structured_max_pool2d_with_indices_out_functional op;
+op.meta(self, kernel_size, stride, padding, dilation, ceil_mode);
+op.impl(self, kernel_size, stride, padding, dilation, ceil_mode, op.outputs_[0], op.outputs_[1]);
+return std::make_tuple(std::move(op.outputs_[0]), std::move(op.outputs_[1]));
+}
+
+struct structured_max_pool2d_with_indices_backward_out_out final : public ::foo::native::structured_max_pool2d_with_indices_backward_out {
+    structured_max_pool2d_with_indices_backward_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_max_pool2d_with_indices_backward_out_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, at::Tensor & grad_input) {
+structured_max_pool2d_with_indices_backward_out_out op(grad_input);
+op.meta(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+op.impl(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return grad_input;
+}
+
+struct structured_max_pool2d_with_indices_backward_out_functional final : public ::foo::native::structured_max_pool2d_with_indices_backward_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_max_pool2d_with_indices_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices) {
+structured_max_pool2d_with_indices_backward_out_functional op;
+op.meta(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+op.impl(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_adaptive_max_pool2d_out_out final : public ::foo::native::structured_adaptive_max_pool2d_out {
+    structured_adaptive_max_pool2d_out_out(Tensor& out0, Tensor& out1) : outputs_{ std::ref(out0), std::ref(out1) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 2> outputs_;
+    std::array<::std::optional<Tensor>, 2> proxy_outputs_;
+};
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_PrivateUse1_adaptive_max_pool2d_out_out(const at::Tensor & self, at::IntArrayRef output_size, at::Tensor & out, at::Tensor & indices) {
+structured_adaptive_max_pool2d_out_out op(out, indices);
+op.meta(self, output_size);
+op.impl(self, output_size, op.maybe_get_output(0), op.maybe_get_output(1));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+if (op.proxy_outputs_[1].has_value()) op.outputs_[1].get().copy_(*op.proxy_outputs_[1]);
+return std::forward_as_tuple(out, indices);
+}
+
+struct structured_adaptive_max_pool2d_out_functional final : public ::foo::native::structured_adaptive_max_pool2d_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 2> outputs_;
+};
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_PrivateUse1_adaptive_max_pool2d(const at::Tensor & self, at::IntArrayRef output_size) {
+structured_adaptive_max_pool2d_out_functional op;
+op.meta(self, output_size);
+op.impl(self, output_size, op.outputs_[0], op.outputs_[1]);
+return std::make_tuple(std::move(op.outputs_[0]), std::move(op.outputs_[1]));
+}
+
+struct structured_upsample_nearest2d_backward_out_out final : public ::foo::native::structured_upsample_nearest2d_backward_out {
+    structured_upsample_nearest2d_backward_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_upsample_nearest2d_backward_out_grad_input(const at::Tensor & grad_output, at::IntArrayRef output_size, at::IntArrayRef input_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & grad_input) {
+structured_upsample_nearest2d_backward_out_out op(grad_input);
+op.meta(grad_output, output_size, input_size, scales_h, scales_w);
+op.impl(grad_output, output_size, input_size, scales_h, scales_w, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return grad_input;
+}
+
+struct structured_upsample_nearest2d_backward_out_functional final : public ::foo::native::structured_upsample_nearest2d_backward_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_upsample_nearest2d_backward(const at::Tensor & grad_output, at::IntArrayRef output_size, at::IntArrayRef input_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+structured_upsample_nearest2d_backward_out_functional op;
+op.meta(grad_output, output_size, input_size, scales_h, scales_w);
+op.impl(grad_output, output_size, input_size, scales_h, scales_w, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_gather_out_out final : public ::foo::native::structured_gather_out {
+    structured_gather_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_gather_out_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, bool sparse_grad, at::Tensor & out) {
+structured_gather_out_out op(out);
+op.meta(self, dim, index, sparse_grad);
+op.impl(self, dim, index, sparse_grad, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_gather_out_functional final : public ::foo::native::structured_gather_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_gather(const at::Tensor & self, int64_t dim, const at::Tensor & index, bool sparse_grad) {
+structured_gather_out_functional op;
+op.meta(self, dim, index, sparse_grad);
+op.impl(self, dim, index, sparse_grad, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_cat_out_out final : public ::foo::native::structured_cat_out {
+    structured_cat_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_cat_out_out(const at::ITensorListRef & tensors, int64_t dim, at::Tensor & out) {
+structured_cat_out_out op(out);
+auto precompute = op.meta(tensors, dim);
+(void)precompute;
+op.impl(tensors, precompute.dim, precompute.valid, precompute.all_contiguous, precompute.all_same_dtype, precompute.all_same_sizes_and_stride, precompute.memory_format, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_cat_out_functional final : public ::foo::native::structured_cat_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_cat(const at::ITensorListRef & tensors, int64_t dim) {
+structured_cat_out_functional op;
+auto precompute = op.meta(tensors, dim);
+(void)precompute;
+op.impl(tensors, precompute.dim, precompute.valid, precompute.all_contiguous, precompute.all_same_dtype, precompute.all_same_sizes_and_stride, precompute.memory_format, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+}  // namespace
+}  // namespace at
+C10_DIAGNOSTIC_POP()
 
 namespace {
 
@@ -61,6 +1048,50 @@ at::Tensor & wrapper_bernoulli__Tensor(at::Tensor & self, const at::Tensor & p, 
   return foo::native::bernoulli_tensor_(self, p, generator);
 }
 
+at::Tensor & wrapper_cauchy_(at::Tensor & self, double median, double sigma, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cauchy_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::cauchy_(self, median, sigma, generator);
+}
+
+at::Tensor & wrapper_geometric_(at::Tensor & self, double p, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::geometric_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::geometric_(self, p, generator);
+}
+
+at::Tensor & wrapper_random_(at::Tensor & self, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::random_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::random_(self, generator);
+}
+
+at::Tensor & wrapper_random__from(at::Tensor & self, int64_t from, ::std::optional<int64_t> to, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::random_.from", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::random_from(self, from, to, generator);
+}
+
+at::Tensor wrapper_view_as_real(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::view_as_real", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::view_as_real(self);
+}
+
+at::Tensor & wrapper__amp_update_scale_(at::Tensor & self, at::Tensor & growth_tracker, const at::Tensor & found_inf, double scale_growth_factor, double scale_backoff_factor, int64_t growth_interval) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_amp_update_scale_", "self", self, common_device_, false);
+  check_device("aten::_amp_update_scale_", "growth_tracker", growth_tracker, common_device_, false);
+  check_device("aten::_amp_update_scale_", "found_inf", found_inf, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::amp_update_scale_(self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval);
+}
+
 at::Tensor & wrapper_fill__Scalar(at::Tensor & self, const at::Scalar & value) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::fill_.Scalar", "self", self, common_device_, false);
@@ -75,41 +1106,13 @@ at::Tensor & wrapper_zero_(at::Tensor & self) {
   return foo::native::zero_(self);
 }
 
-at::Tensor & wrapper_add_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::add.out", "self", self, common_device_, true);
-  check_device("aten::add.out", "other", other, common_device_, true);
-  check_device("aten::add.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::add_out(self, other, alpha, out);
-}
-
-at::Tensor wrapper_add_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::add.Tensor", "self", self, common_device_, true);
-  check_device("aten::add.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::add_out(self, other, alpha, out);
-  return out;
-}
-
-at::Tensor & wrapper_add__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::add_.Tensor", "self", self, common_device_, false);
-  check_device("aten::add_.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::add_out(self, other, alpha, self);
-  return self;
-}
-
 at::Tensor & wrapper__log_softmax_backward_data_out(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_log_softmax_backward_data.out", "grad_output", grad_output, common_device_, false);
   check_device("aten::_log_softmax_backward_data.out", "output", output, common_device_, false);
   check_device("aten::_log_softmax_backward_data.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out);
+  return at::wrapper_PrivateUse1__log_softmax_backward_data_out_out(grad_output, output, dim, input_dtype, out);
 }
 
 at::Tensor wrapper__log_softmax_backward_data(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype) {
@@ -117,9 +1120,7 @@ at::Tensor wrapper__log_softmax_backward_data(const at::Tensor & grad_output, co
   check_device("aten::_log_softmax_backward_data", "grad_output", grad_output, common_device_, false);
   check_device("aten::_log_softmax_backward_data", "output", output, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out);
-  return out;
+  return at::wrapper_PrivateUse1__log_softmax_backward_data(grad_output, output, dim, input_dtype);
 }
 
 at::Tensor & wrapper_addmm_out(const at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha, at::Tensor & out) {
@@ -129,7 +1130,7 @@ at::Tensor & wrapper_addmm_out(const at::Tensor & self, const at::Tensor & mat1,
   check_device("aten::addmm.out", "mat2", mat2, common_device_, false);
   check_device("aten::addmm.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::addmm_out(self, mat1, mat2, beta, alpha, out);
+  return at::wrapper_PrivateUse1_addmm_out_out(self, mat1, mat2, beta, alpha, out);
 }
 
 at::Tensor wrapper_addmm(const at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha) {
@@ -138,9 +1139,7 @@ at::Tensor wrapper_addmm(const at::Tensor & self, const at::Tensor & mat1, const
   check_device("aten::addmm", "mat1", mat1, common_device_, false);
   check_device("aten::addmm", "mat2", mat2, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::addmm_out(self, mat1, mat2, beta, alpha, out);
-  return out;
+  return at::wrapper_PrivateUse1_addmm(self, mat1, mat2, beta, alpha);
 }
 
 at::Tensor & wrapper_addmm_(at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha) {
@@ -149,8 +1148,7 @@ at::Tensor & wrapper_addmm_(at::Tensor & self, const at::Tensor & mat1, const at
   check_device("aten::addmm_", "mat1", mat1, common_device_, false);
   check_device("aten::addmm_", "mat2", mat2, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::addmm_out(self, mat1, mat2, beta, alpha, self);
-  return self;
+  return at::wrapper_PrivateUse1_addmm_(self, mat1, mat2, beta, alpha);
 }
 
 at::Tensor & wrapper_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
@@ -158,16 +1156,14 @@ at::Tensor & wrapper_sum_IntList_out(const at::Tensor & self, at::OptionalIntArr
   check_device("aten::sum.IntList_out", "self", self, common_device_, false);
   check_device("aten::sum.IntList_out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::sum_out(self, dim, keepdim, dtype, out);
+  return at::wrapper_PrivateUse1_sum_out_IntList_out(self, dim, keepdim, dtype, out);
 }
 
 at::Tensor wrapper_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::sum.dim_IntList", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::sum_out(self, dim, keepdim, dtype, out);
-  return out;
+  return at::wrapper_PrivateUse1_sum_dim_IntList(self, dim, keepdim, dtype);
 }
 
 at::Tensor & wrapper_min_unary_out(const at::Tensor & self, at::Tensor & out) {
@@ -187,209 +1183,19 @@ at::Tensor wrapper_min(const at::Tensor & self) {
   return out;
 }
 
-at::Tensor & wrapper_sin_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sin.out", "self", self, common_device_, true);
-  check_device("aten::sin.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::sin_out(self, out);
-}
-
-at::Tensor wrapper_sin(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sin", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::sin_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_sin_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sin_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::sin_out(self, self);
-  return self;
-}
-
-at::Tensor & wrapper_cos_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::cos.out", "self", self, common_device_, true);
-  check_device("aten::cos.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::cos_out(self, out);
-}
-
-at::Tensor wrapper_cos(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::cos", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::cos_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_cos_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::cos_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::cos_out(self, self);
-  return self;
-}
-
-at::Tensor & wrapper_sgn_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sgn.out", "self", self, common_device_, true);
-  check_device("aten::sgn.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::sgn_out(self, out);
-}
-
-at::Tensor wrapper_sgn(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sgn", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::sgn_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_sgn_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sgn_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::sgn_out(self, self);
-  return self;
-}
-
-at::Tensor & wrapper_relu_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::relu_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::relu_(self);
-}
-
-at::Tensor & wrapper_threshold_out(const at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::threshold.out", "self", self, common_device_, false);
-  check_device("aten::threshold.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::threshold_out(self, threshold, value, out);
-}
-
-at::Tensor wrapper_threshold(const at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::threshold", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::threshold_out(self, threshold, value, out);
-  return out;
-}
-
-at::Tensor & wrapper_threshold_(at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::threshold_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::threshold_out(self, threshold, value, self);
-  return self;
-}
-
-at::Tensor & wrapper_pow_Tensor_Tensor_out(const at::Tensor & self, const at::Tensor & exponent, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::pow.Tensor_Tensor_out", "self", self, common_device_, true);
-  check_device("aten::pow.Tensor_Tensor_out", "exponent", exponent, common_device_, true);
-  check_device("aten::pow.Tensor_Tensor_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::pow_tensor_tensor_out(self, exponent, out);
-}
-
-at::Tensor wrapper_pow_Tensor_Tensor(const at::Tensor & self, const at::Tensor & exponent) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::pow.Tensor_Tensor", "self", self, common_device_, true);
-  check_device("aten::pow.Tensor_Tensor", "exponent", exponent, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::pow_tensor_tensor_out(self, exponent, out);
-  return out;
-}
-
-at::Tensor & wrapper_pow__Tensor(at::Tensor & self, const at::Tensor & exponent) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::pow_.Tensor", "self", self, common_device_, false);
-  check_device("aten::pow_.Tensor", "exponent", exponent, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::pow_tensor_tensor_out(self, exponent, self);
-  return self;
-}
-
-at::Tensor & wrapper_pow_Tensor_Scalar_out(const at::Tensor & self, const at::Scalar & exponent, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::pow.Tensor_Scalar_out", "self", self, common_device_, true);
-  check_device("aten::pow.Tensor_Scalar_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::pow_tensor_scalar_out(self, exponent, out);
-}
-
-at::Tensor wrapper_pow_Tensor_Scalar(const at::Tensor & self, const at::Scalar & exponent) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::pow.Tensor_Scalar", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::pow_tensor_scalar_out(self, exponent, out);
-  return out;
-}
-
-at::Tensor & wrapper_pow__Scalar(at::Tensor & self, const at::Scalar & exponent) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::pow_.Scalar", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::pow_tensor_scalar_out(self, exponent, self);
-  return self;
-}
-
 at::Tensor & wrapper_pow_Scalar_out(const at::Scalar & self, const at::Tensor & exponent, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::pow.Scalar_out", "exponent", exponent, common_device_, true);
   check_device("aten::pow.Scalar_out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::pow_scalar_out(self, exponent, out);
+  return at::wrapper_PrivateUse1_pow_out_Scalar_out(self, exponent, out);
 }
 
 at::Tensor wrapper_pow_Scalar(const at::Scalar & self, const at::Tensor & exponent) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::pow.Scalar", "exponent", exponent, common_device_, true);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::pow_scalar_out(self, exponent, out);
-  return out;
-}
-
-at::Tensor & wrapper_bitwise_xor_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::bitwise_xor.Tensor_out", "self", self, common_device_, true);
-  check_device("aten::bitwise_xor.Tensor_out", "other", other, common_device_, true);
-  check_device("aten::bitwise_xor.Tensor_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::bitwise_xor_out(self, other, out);
-}
-
-at::Tensor wrapper_bitwise_xor_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::bitwise_xor.Tensor", "self", self, common_device_, true);
-  check_device("aten::bitwise_xor.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::bitwise_xor_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_bitwise_xor__Tensor(at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::bitwise_xor_.Tensor", "self", self, common_device_, false);
-  check_device("aten::bitwise_xor_.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::bitwise_xor_out(self, other, self);
-  return self;
+  return at::wrapper_PrivateUse1_pow_Scalar(self, exponent);
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper__native_batch_norm_legit_no_stats_out(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, bool training, double momentum, double eps, at::Tensor & out, at::Tensor & save_mean, at::Tensor & save_invstd) {
@@ -410,17 +1216,14 @@ at::Tensor & wrapper_bitwise_xor__Tensor(at::Tensor & self, const at::Tensor & o
   check_device("aten::max_pool2d_with_indices.out", "out", out, common_device_, false);
   check_device("aten::max_pool2d_with_indices.out", "indices", indices, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::max_pool2d_with_indices_out(self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
+  return at::wrapper_PrivateUse1_max_pool2d_with_indices_out_out(self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper_max_pool2d_with_indices(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::max_pool2d_with_indices", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  at::Tensor indices;  // undefined: the out kernel allocates it
-  foo::native::max_pool2d_with_indices_out(self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
-  return ::std::tuple<at::Tensor,at::Tensor>(out, indices);
+  return at::wrapper_PrivateUse1_max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode);
 }
 
 at::Tensor & wrapper_max_pool2d_with_indices_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, at::Tensor & grad_input) {
@@ -430,7 +1233,7 @@ at::Tensor & wrapper_max_pool2d_with_indices_backward_grad_input(const at::Tenso
   check_device("aten::max_pool2d_with_indices_backward.grad_input", "indices", indices, common_device_, false);
   check_device("aten::max_pool2d_with_indices_backward.grad_input", "grad_input", grad_input, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::max_pool2d_with_indices_backward_out(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, grad_input);
+  return at::wrapper_PrivateUse1_max_pool2d_with_indices_backward_out_grad_input(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, grad_input);
 }
 
 at::Tensor wrapper_max_pool2d_with_indices_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices) {
@@ -439,9 +1242,7 @@ at::Tensor wrapper_max_pool2d_with_indices_backward(const at::Tensor & grad_outp
   check_device("aten::max_pool2d_with_indices_backward", "self", self, common_device_, false);
   check_device("aten::max_pool2d_with_indices_backward", "indices", indices, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor grad_input;  // undefined: the out kernel allocates it
-  foo::native::max_pool2d_with_indices_backward_out(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, grad_input);
-  return grad_input;
+  return at::wrapper_PrivateUse1_max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_adaptive_max_pool2d_out(const at::Tensor & self, at::IntArrayRef output_size, at::Tensor & out, at::Tensor & indices) {
@@ -450,17 +1251,14 @@ at::Tensor wrapper_max_pool2d_with_indices_backward(const at::Tensor & grad_outp
   check_device("aten::adaptive_max_pool2d.out", "out", out, common_device_, false);
   check_device("aten::adaptive_max_pool2d.out", "indices", indices, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::adaptive_max_pool2d_out(self, output_size, out, indices);
+  return at::wrapper_PrivateUse1_adaptive_max_pool2d_out_out(self, output_size, out, indices);
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper_adaptive_max_pool2d(const at::Tensor & self, at::IntArrayRef output_size) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::adaptive_max_pool2d", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  at::Tensor indices;  // undefined: the out kernel allocates it
-  foo::native::adaptive_max_pool2d_out(self, output_size, out, indices);
-  return ::std::tuple<at::Tensor,at::Tensor>(out, indices);
+  return at::wrapper_PrivateUse1_adaptive_max_pool2d(self, output_size);
 }
 
 at::Tensor & wrapper_upsample_nearest2d_backward_grad_input(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & grad_input) {
@@ -468,16 +1266,14 @@ at::Tensor & wrapper_upsample_nearest2d_backward_grad_input(const at::Tensor & g
   check_device("aten::upsample_nearest2d_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::upsample_nearest2d_backward.grad_input", "grad_input", grad_input, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::upsample_nearest2d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), scales_h, scales_w, grad_input);
+  return at::wrapper_PrivateUse1_upsample_nearest2d_backward_out_grad_input(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), scales_h, scales_w, grad_input);
 }
 
 at::Tensor wrapper_upsample_nearest2d_backward(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::upsample_nearest2d_backward", "grad_output", grad_output, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor grad_input;  // undefined: the out kernel allocates it
-  foo::native::upsample_nearest2d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), scales_h, scales_w, grad_input);
-  return grad_input;
+  return at::wrapper_PrivateUse1_upsample_nearest2d_backward(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), scales_h, scales_w);
 }
 
 at::Tensor & wrapper_gather_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, bool sparse_grad, at::Tensor & out) {
@@ -486,7 +1282,7 @@ at::Tensor & wrapper_gather_out(const at::Tensor & self, int64_t dim, const at::
   check_device("aten::gather.out", "index", index, common_device_, false);
   check_device("aten::gather.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::gather_out(self, dim, index, sparse_grad, out);
+  return at::wrapper_PrivateUse1_gather_out_out(self, dim, index, sparse_grad, out);
 }
 
 at::Tensor wrapper_gather(const at::Tensor & self, int64_t dim, const at::Tensor & index, bool sparse_grad) {
@@ -494,9 +1290,7 @@ at::Tensor wrapper_gather(const at::Tensor & self, int64_t dim, const at::Tensor
   check_device("aten::gather", "self", self, common_device_, false);
   check_device("aten::gather", "index", index, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::gather_out(self, dim, index, sparse_grad, out);
-  return out;
+  return at::wrapper_PrivateUse1_gather(self, dim, index, sparse_grad);
 }
 
 at::Tensor & wrapper_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::Tensor & out) {
@@ -504,16 +1298,14 @@ at::Tensor & wrapper_cat_out(const at::ITensorListRef & tensors, int64_t dim, at
   check_device("aten::cat.out", "tensors", tensors, common_device_, false);
   check_device("aten::cat.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::cat_out(tensors, dim, out);
+  return at::wrapper_PrivateUse1_cat_out_out(tensors, dim, out);
 }
 
 at::Tensor wrapper_cat(const at::ITensorListRef & tensors, int64_t dim) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::cat", "tensors", tensors, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::cat_out(tensors, dim, out);
-  return out;
+  return at::wrapper_PrivateUse1_cat(tensors, dim);
 }
 
 at::Tensor wrapper_triu_indices(int64_t row, int64_t col, int64_t offset, ::std::optional<at::ScalarType> dtype, ::std::optional<at::Layout> layout, ::std::optional<at::Device> device, ::std::optional<bool> pin_memory) {
@@ -530,17 +1322,42 @@ at::Tensor wrapper_unfold_backward(const at::Tensor & grad_in, c10::SymIntArrayR
   return foo::native::unfold_backward(grad_in, C10_AS_INTARRAYREF_SLOW(input_sizes), dim, size, step);
 }
 
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper__thnn_fused_lstm_cell_backward_impl(const ::std::optional<at::Tensor> & grad_hy, const ::std::optional<at::Tensor> & grad_cy, const at::Tensor & cx, const at::Tensor & cy, const at::Tensor & workspace, bool has_bias) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_thnn_fused_lstm_cell_backward_impl", "grad_hy", grad_hy, common_device_, false);
+  check_device("aten::_thnn_fused_lstm_cell_backward_impl", "grad_cy", grad_cy, common_device_, false);
+  check_device("aten::_thnn_fused_lstm_cell_backward_impl", "cx", cx, common_device_, false);
+  check_device("aten::_thnn_fused_lstm_cell_backward_impl", "cy", cy, common_device_, false);
+  check_device("aten::_thnn_fused_lstm_cell_backward_impl", "workspace", workspace, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::thnn_fused_lstm_cell_backward_impl(grad_hy, grad_cy, cx, cy, workspace, has_bias);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper__thnn_fused_gru_cell(const at::Tensor & input_gates, const at::Tensor & hidden_gates, const at::Tensor & hx, const ::std::optional<at::Tensor> & input_bias, const ::std::optional<at::Tensor> & hidden_bias) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_thnn_fused_gru_cell", "input_gates", input_gates, common_device_, false);
+  check_device("aten::_thnn_fused_gru_cell", "hidden_gates", hidden_gates, common_device_, false);
+  check_device("aten::_thnn_fused_gru_cell", "hx", hx, common_device_, false);
+  check_device("aten::_thnn_fused_gru_cell", "input_bias", input_bias, common_device_, false);
+  check_device("aten::_thnn_fused_gru_cell", "hidden_bias", hidden_bias, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::thnn_fused_gru_cell(input_gates, hidden_gates, hx, input_bias, hidden_bias);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("normal_", TORCH_FN(wrapper_normal_));
   m.impl("bernoulli_.float", TORCH_FN(wrapper_bernoulli__float));
   m.impl("bernoulli_.Tensor", TORCH_FN(wrapper_bernoulli__Tensor));
+  m.impl("cauchy_", TORCH_FN(wrapper_cauchy_));
+  m.impl("geometric_", TORCH_FN(wrapper_geometric_));
+  m.impl("random_", TORCH_FN(wrapper_random_));
+  m.impl("random_.from", TORCH_FN(wrapper_random__from));
+  m.impl("view_as_real", TORCH_FN(wrapper_view_as_real));
+  m.impl("_amp_update_scale_", TORCH_FN(wrapper__amp_update_scale_));
   m.impl("fill_.Scalar", TORCH_FN(wrapper_fill__Scalar));
   m.impl("zero_", TORCH_FN(wrapper_zero_));
-  m.impl("add.out", TORCH_FN(wrapper_add_out));
-  m.impl("add.Tensor", TORCH_FN(wrapper_add_Tensor));
-  m.impl("add_.Tensor", TORCH_FN(wrapper_add__Tensor));
   m.impl("_log_softmax_backward_data.out", TORCH_FN(wrapper__log_softmax_backward_data_out));
   m.impl("_log_softmax_backward_data", TORCH_FN(wrapper__log_softmax_backward_data));
   m.impl("addmm.out", TORCH_FN(wrapper_addmm_out));
@@ -550,30 +1367,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("sum.dim_IntList", TORCH_FN(wrapper_sum_dim_IntList));
   m.impl("min.unary_out", TORCH_FN(wrapper_min_unary_out));
   m.impl("min", TORCH_FN(wrapper_min));
-  m.impl("sin.out", TORCH_FN(wrapper_sin_out));
-  m.impl("sin", TORCH_FN(wrapper_sin));
-  m.impl("sin_", TORCH_FN(wrapper_sin_));
-  m.impl("cos.out", TORCH_FN(wrapper_cos_out));
-  m.impl("cos", TORCH_FN(wrapper_cos));
-  m.impl("cos_", TORCH_FN(wrapper_cos_));
-  m.impl("sgn.out", TORCH_FN(wrapper_sgn_out));
-  m.impl("sgn", TORCH_FN(wrapper_sgn));
-  m.impl("sgn_", TORCH_FN(wrapper_sgn_));
-  m.impl("relu_", TORCH_FN(wrapper_relu_));
-  m.impl("threshold.out", TORCH_FN(wrapper_threshold_out));
-  m.impl("threshold", TORCH_FN(wrapper_threshold));
-  m.impl("threshold_", TORCH_FN(wrapper_threshold_));
-  m.impl("pow.Tensor_Tensor_out", TORCH_FN(wrapper_pow_Tensor_Tensor_out));
-  m.impl("pow.Tensor_Tensor", TORCH_FN(wrapper_pow_Tensor_Tensor));
-  m.impl("pow_.Tensor", TORCH_FN(wrapper_pow__Tensor));
-  m.impl("pow.Tensor_Scalar_out", TORCH_FN(wrapper_pow_Tensor_Scalar_out));
-  m.impl("pow.Tensor_Scalar", TORCH_FN(wrapper_pow_Tensor_Scalar));
-  m.impl("pow_.Scalar", TORCH_FN(wrapper_pow__Scalar));
   m.impl("pow.Scalar_out", TORCH_FN(wrapper_pow_Scalar_out));
   m.impl("pow.Scalar", TORCH_FN(wrapper_pow_Scalar));
-  m.impl("bitwise_xor.Tensor_out", TORCH_FN(wrapper_bitwise_xor_Tensor_out));
-  m.impl("bitwise_xor.Tensor", TORCH_FN(wrapper_bitwise_xor_Tensor));
-  m.impl("bitwise_xor_.Tensor", TORCH_FN(wrapper_bitwise_xor__Tensor));
   m.impl("_native_batch_norm_legit.no_stats_out", TORCH_FN(wrapper__native_batch_norm_legit_no_stats_out));
   m.impl("max_pool2d_with_indices.out", TORCH_FN(wrapper_max_pool2d_with_indices_out));
   m.impl("max_pool2d_with_indices", TORCH_FN(wrapper_max_pool2d_with_indices));
@@ -589,4 +1384,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("cat", TORCH_FN(wrapper_cat));
   m.impl("triu_indices", TORCH_FN(wrapper_triu_indices));
   m.impl("unfold_backward", TORCH_FN(wrapper_unfold_backward));
+  m.impl("_thnn_fused_lstm_cell_backward_impl", TORCH_FN(wrapper__thnn_fused_lstm_cell_backward_impl));
+  m.impl("_thnn_fused_gru_cell", TORCH_FN(wrapper__thnn_fused_gru_cell));
 }

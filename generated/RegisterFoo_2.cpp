@@ -10,18 +10,11 @@
 #include "native/set_empty.h"
 #include "native/record_stream.h"
 #include "native/native_dropout.h"
-#include "native/mul_out.h"
-#include "native/div_out.h"
+#include "native/exponential_.h"
 #include "native/addmv_out.h"
 #include "native/min_dim_out.h"
 #include "native/argmax_out.h"
-#include "native/log_out.h"
-#include "native/logical_not_out.h"
-#include "native/bitwise_or_out.h"
 #include "native/where_self_out.h"
-#include "native/addcmul_out.h"
-#include "native/addcdiv_out.h"
-#include "native/clamp_max_tensor_out.h"
 #include "native/native_layer_norm.h"
 #include "native/native_batch_norm_backward.h"
 #include "native/embedding_renorm_.h"
@@ -29,6 +22,785 @@
 #include "native/scatter_reduce_two_out.h"
 #include "native/nonzero_out.h"
 #include "native/cumsum_out.h"
+#include "native/thnn_fused_gru_cell_backward.h"
+#include "FooStructured.h"
+
+// torchgen's code as generated for CPU/CUDA: an in-place set_output ignores the strides it gets.
+C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED("-Wunused-parameter")
+namespace at {
+namespace {
+
+// torchgen's StructuredRegisterDispatchKey: meta() (ATen's checks, set_output) then impl().
+struct structured_addmv_out_out final : public ::foo::native::structured_addmv_out {
+    structured_addmv_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_addmv_out_out(const at::Tensor & self, const at::Tensor & mat, const at::Tensor & vec, const at::Scalar & beta, const at::Scalar & alpha, at::Tensor & out) {
+structured_addmv_out_out op(out);
+op.meta(self, mat, vec, beta, alpha);
+op.impl(self, mat, vec, beta, alpha, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_addmv_out_functional final : public ::foo::native::structured_addmv_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_addmv(const at::Tensor & self, const at::Tensor & mat, const at::Tensor & vec, const at::Scalar & beta, const at::Scalar & alpha) {
+structured_addmv_out_functional op;
+op.meta(self, mat, vec, beta, alpha);
+op.impl(self, mat, vec, beta, alpha, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_addmv_out_inplace final : public ::foo::native::structured_addmv_out {
+    structured_addmv_out_inplace(Tensor& self) : outputs_{std::ref(self)} {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_addmv_(at::Tensor & self, const at::Tensor & mat, const at::Tensor & vec, const at::Scalar & beta, const at::Scalar & alpha) {
+structured_addmv_out_inplace op(self);
+op.meta(self, mat, vec, beta, alpha);
+op.impl(self, mat, vec, beta, alpha, op.outputs_[0]);
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return self;
+}
+
+struct structured_min_dim_out_out final : public ::foo::native::structured_min_dim_out {
+    structured_min_dim_out_out(Tensor& out0, Tensor& out1) : outputs_{ std::ref(out0), std::ref(out1) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 2> outputs_;
+    std::array<::std::optional<Tensor>, 2> proxy_outputs_;
+};
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_PrivateUse1_min_out_dim_min(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & min, at::Tensor & min_indices) {
+structured_min_dim_out_out op(min, min_indices);
+auto precompute = op.meta(self, dim, keepdim);
+(void)precompute;
+op.impl(self, precompute.dim, keepdim, op.maybe_get_output(0), op.maybe_get_output(1));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+if (op.proxy_outputs_[1].has_value()) op.outputs_[1].get().copy_(*op.proxy_outputs_[1]);
+return std::forward_as_tuple(min, min_indices);
+}
+
+struct structured_min_dim_out_functional final : public ::foo::native::structured_min_dim_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 2> outputs_;
+};
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_PrivateUse1_min_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+structured_min_dim_out_functional op;
+auto precompute = op.meta(self, dim, keepdim);
+(void)precompute;
+op.impl(self, precompute.dim, keepdim, op.outputs_[0], op.outputs_[1]);
+return std::make_tuple(std::move(op.outputs_[0]), std::move(op.outputs_[1]));
+}
+
+struct structured_argmax_out_out final : public ::foo::native::structured_argmax_out {
+    structured_argmax_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_argmax_out_out(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, at::Tensor & out) {
+structured_argmax_out_out op(out);
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_argmax_out_functional final : public ::foo::native::structured_argmax_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim) {
+structured_argmax_out_functional op;
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_scatter_src_out_out final : public ::foo::native::structured_scatter_src_out {
+    structured_scatter_src_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_scatter_out_src_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, at::Tensor & out) {
+structured_scatter_src_out_out op(out);
+op.meta(self, dim, index, src);
+op.impl(self, dim, index, src, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_scatter_src_out_functional final : public ::foo::native::structured_scatter_src_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_scatter_src(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+structured_scatter_src_out_functional op;
+op.meta(self, dim, index, src);
+op.impl(self, dim, index, src, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_scatter_src_out_inplace final : public ::foo::native::structured_scatter_src_out {
+    structured_scatter_src_out_inplace(Tensor& self) : outputs_{std::ref(self)} {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_scatter__src(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+structured_scatter_src_out_inplace op(self);
+op.meta(self, dim, index, src);
+op.impl(self, dim, index, src, op.outputs_[0]);
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return self;
+}
+
+struct structured_scatter_reduce_two_out_out final : public ::foo::native::structured_scatter_reduce_two_out {
+    structured_scatter_reduce_two_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_scatter_reduce_out_two_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, bool include_self, at::Tensor & out) {
+structured_scatter_reduce_two_out_out op(out);
+op.meta(self, dim, index, src, reduce, include_self);
+op.impl(self, dim, index, src, reduce, include_self, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_scatter_reduce_two_out_functional final : public ::foo::native::structured_scatter_reduce_two_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_scatter_reduce_two(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, bool include_self) {
+structured_scatter_reduce_two_out_functional op;
+op.meta(self, dim, index, src, reduce, include_self);
+op.impl(self, dim, index, src, reduce, include_self, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_scatter_reduce_two_out_inplace final : public ::foo::native::structured_scatter_reduce_two_out {
+    structured_scatter_reduce_two_out_inplace(Tensor& self) : outputs_{std::ref(self)} {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_scatter_reduce__two(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, bool include_self) {
+structured_scatter_reduce_two_out_inplace op(self);
+op.meta(self, dim, index, src, reduce, include_self);
+op.impl(self, dim, index, src, reduce, include_self, op.outputs_[0]);
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return self;
+}
+
+struct structured_cumsum_out_out final : public ::foo::native::structured_cumsum_out {
+    structured_cumsum_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_cumsum_out_out(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+structured_cumsum_out_out op(out);
+op.meta(self, dim, dtype);
+op.impl(self, dim, dtype, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_cumsum_out_functional final : public ::foo::native::structured_cumsum_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_cumsum(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+structured_cumsum_out_functional op;
+op.meta(self, dim, dtype);
+op.impl(self, dim, dtype, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_cumsum_out_inplace final : public ::foo::native::structured_cumsum_out {
+    structured_cumsum_out_inplace(Tensor& self) : outputs_{std::ref(self)} {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_cumsum_(at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+structured_cumsum_out_inplace op(self);
+op.meta(self, dim, dtype);
+op.impl(self, dim, dtype, op.outputs_[0]);
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return self;
+}
+
+}  // namespace
+}  // namespace at
+C10_DIAGNOSTIC_POP()
 
 namespace {
 
@@ -38,14 +810,12 @@ using foo::native::note_device;
 at::Tensor wrapper_as_strided(const at::Tensor & self, c10::SymIntArrayRef size, c10::SymIntArrayRef stride, ::std::optional<c10::SymInt> storage_offset) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::as_strided", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
   return foo::native::as_strided(self, C10_AS_INTARRAYREF_SLOW(size), C10_AS_INTARRAYREF_SLOW(stride), storage_offset.has_value() ? ::std::make_optional(storage_offset->guard_int(__FILE__, __LINE__)) : ::std::nullopt);
 }
 
 const at::Tensor & wrapper_resize_(const at::Tensor & self, c10::SymIntArrayRef size, ::std::optional<at::MemoryFormat> memory_format) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::resize_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
   return foo::native::resize_(self, C10_AS_INTARRAYREF_SLOW(size), memory_format);
 }
 
@@ -70,60 +840,11 @@ void wrapper_record_stream(at::Tensor & self, at::Stream s) {
   return foo::native::native_dropout(input, p, train);
 }
 
-at::Tensor & wrapper_mul_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+at::Tensor & wrapper_exponential_(at::Tensor & self, double lambd, ::std::optional<at::Generator> generator) {
   ::std::optional<c10::Device> common_device_;
-  check_device("aten::mul.out", "self", self, common_device_, true);
-  check_device("aten::mul.out", "other", other, common_device_, true);
-  check_device("aten::mul.out", "out", out, common_device_, false);
+  check_device("aten::exponential_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::mul_out(self, other, out);
-}
-
-at::Tensor wrapper_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::mul.Tensor", "self", self, common_device_, true);
-  check_device("aten::mul.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::mul_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::mul_.Tensor", "self", self, common_device_, false);
-  check_device("aten::mul_.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::mul_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_div_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::div.out", "self", self, common_device_, true);
-  check_device("aten::div.out", "other", other, common_device_, true);
-  check_device("aten::div.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::div_out(self, other, out);
-}
-
-at::Tensor wrapper_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::div.Tensor", "self", self, common_device_, true);
-  check_device("aten::div.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::div_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_div__Tensor(at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::div_.Tensor", "self", self, common_device_, false);
-  check_device("aten::div_.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::div_out(self, other, self);
-  return self;
+  return foo::native::exponential_(self, lambd, generator);
 }
 
 at::Tensor & wrapper_addmv_out(const at::Tensor & self, const at::Tensor & mat, const at::Tensor & vec, const at::Scalar & beta, const at::Scalar & alpha, at::Tensor & out) {
@@ -133,7 +854,7 @@ at::Tensor & wrapper_addmv_out(const at::Tensor & self, const at::Tensor & mat, 
   check_device("aten::addmv.out", "vec", vec, common_device_, false);
   check_device("aten::addmv.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::addmv_out(self, mat, vec, beta, alpha, out);
+  return at::wrapper_PrivateUse1_addmv_out_out(self, mat, vec, beta, alpha, out);
 }
 
 at::Tensor wrapper_addmv(const at::Tensor & self, const at::Tensor & mat, const at::Tensor & vec, const at::Scalar & beta, const at::Scalar & alpha) {
@@ -142,9 +863,7 @@ at::Tensor wrapper_addmv(const at::Tensor & self, const at::Tensor & mat, const 
   check_device("aten::addmv", "mat", mat, common_device_, false);
   check_device("aten::addmv", "vec", vec, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::addmv_out(self, mat, vec, beta, alpha, out);
-  return out;
+  return at::wrapper_PrivateUse1_addmv(self, mat, vec, beta, alpha);
 }
 
 at::Tensor & wrapper_addmv_(at::Tensor & self, const at::Tensor & mat, const at::Tensor & vec, const at::Scalar & beta, const at::Scalar & alpha) {
@@ -153,8 +872,7 @@ at::Tensor & wrapper_addmv_(at::Tensor & self, const at::Tensor & mat, const at:
   check_device("aten::addmv_", "mat", mat, common_device_, false);
   check_device("aten::addmv_", "vec", vec, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::addmv_out(self, mat, vec, beta, alpha, self);
-  return self;
+  return at::wrapper_PrivateUse1_addmv_(self, mat, vec, beta, alpha);
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_min_dim_min(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & min, at::Tensor & min_indices) {
@@ -163,17 +881,14 @@ at::Tensor & wrapper_addmv_(at::Tensor & self, const at::Tensor & mat, const at:
   check_device("aten::min.dim_min", "min", min, common_device_, false);
   check_device("aten::min.dim_min", "min_indices", min_indices, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::min_dim_out(self, dim, keepdim, min, min_indices);
+  return at::wrapper_PrivateUse1_min_out_dim_min(self, dim, keepdim, min, min_indices);
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper_min_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::min.dim", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor min;  // undefined: the out kernel allocates it
-  at::Tensor min_indices;  // undefined: the out kernel allocates it
-  foo::native::min_dim_out(self, dim, keepdim, min, min_indices);
-  return ::std::tuple<at::Tensor,at::Tensor>(min, min_indices);
+  return at::wrapper_PrivateUse1_min_dim(self, dim, keepdim);
 }
 
 at::Tensor & wrapper_argmax_out(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, at::Tensor & out) {
@@ -181,94 +896,14 @@ at::Tensor & wrapper_argmax_out(const at::Tensor & self, ::std::optional<int64_t
   check_device("aten::argmax.out", "self", self, common_device_, false);
   check_device("aten::argmax.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::argmax_out(self, dim, keepdim, out);
+  return at::wrapper_PrivateUse1_argmax_out_out(self, dim, keepdim, out);
 }
 
 at::Tensor wrapper_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::argmax", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::argmax_out(self, dim, keepdim, out);
-  return out;
-}
-
-at::Tensor & wrapper_log_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::log.out", "self", self, common_device_, true);
-  check_device("aten::log.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::log_out(self, out);
-}
-
-at::Tensor wrapper_log(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::log", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::log_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_log_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::log_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::log_out(self, self);
-  return self;
-}
-
-at::Tensor & wrapper_logical_not_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::logical_not.out", "self", self, common_device_, true);
-  check_device("aten::logical_not.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::logical_not_out(self, out);
-}
-
-at::Tensor wrapper_logical_not(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::logical_not", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::logical_not_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_logical_not_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::logical_not_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::logical_not_out(self, self);
-  return self;
-}
-
-at::Tensor & wrapper_bitwise_or_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::bitwise_or.Tensor_out", "self", self, common_device_, true);
-  check_device("aten::bitwise_or.Tensor_out", "other", other, common_device_, true);
-  check_device("aten::bitwise_or.Tensor_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::bitwise_or_out(self, other, out);
-}
-
-at::Tensor wrapper_bitwise_or_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::bitwise_or.Tensor", "self", self, common_device_, true);
-  check_device("aten::bitwise_or.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::bitwise_or_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_bitwise_or__Tensor(at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::bitwise_or_.Tensor", "self", self, common_device_, false);
-  check_device("aten::bitwise_or_.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::bitwise_or_out(self, other, self);
-  return self;
+  return at::wrapper_PrivateUse1_argmax(self, dim, keepdim);
 }
 
 at::Tensor & wrapper_where_self_out(const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
@@ -290,96 +925,6 @@ at::Tensor wrapper_where_self(const at::Tensor & condition, const at::Tensor & s
   at::Tensor out;  // undefined: the out kernel allocates it
   foo::native::where_self_out(condition, self, other, out);
   return out;
-}
-
-at::Tensor & wrapper_addcmul_out(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::addcmul.out", "self", self, common_device_, true);
-  check_device("aten::addcmul.out", "tensor1", tensor1, common_device_, true);
-  check_device("aten::addcmul.out", "tensor2", tensor2, common_device_, true);
-  check_device("aten::addcmul.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::addcmul_out(self, tensor1, tensor2, value, out);
-}
-
-at::Tensor wrapper_addcmul(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::addcmul", "self", self, common_device_, true);
-  check_device("aten::addcmul", "tensor1", tensor1, common_device_, true);
-  check_device("aten::addcmul", "tensor2", tensor2, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::addcmul_out(self, tensor1, tensor2, value, out);
-  return out;
-}
-
-at::Tensor & wrapper_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::addcmul_", "self", self, common_device_, false);
-  check_device("aten::addcmul_", "tensor1", tensor1, common_device_, true);
-  check_device("aten::addcmul_", "tensor2", tensor2, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::addcmul_out(self, tensor1, tensor2, value, self);
-  return self;
-}
-
-at::Tensor & wrapper_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::addcdiv.out", "self", self, common_device_, true);
-  check_device("aten::addcdiv.out", "tensor1", tensor1, common_device_, true);
-  check_device("aten::addcdiv.out", "tensor2", tensor2, common_device_, true);
-  check_device("aten::addcdiv.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::addcdiv_out(self, tensor1, tensor2, value, out);
-}
-
-at::Tensor wrapper_addcdiv(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::addcdiv", "self", self, common_device_, true);
-  check_device("aten::addcdiv", "tensor1", tensor1, common_device_, true);
-  check_device("aten::addcdiv", "tensor2", tensor2, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::addcdiv_out(self, tensor1, tensor2, value, out);
-  return out;
-}
-
-at::Tensor & wrapper_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::addcdiv_", "self", self, common_device_, false);
-  check_device("aten::addcdiv_", "tensor1", tensor1, common_device_, true);
-  check_device("aten::addcdiv_", "tensor2", tensor2, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::addcdiv_out(self, tensor1, tensor2, value, self);
-  return self;
-}
-
-at::Tensor & wrapper_clamp_max_Tensor_out(const at::Tensor & self, const at::Tensor & max, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp_max.Tensor_out", "self", self, common_device_, true);
-  check_device("aten::clamp_max.Tensor_out", "max", max, common_device_, true);
-  check_device("aten::clamp_max.Tensor_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::clamp_max_tensor_out(self, max, out);
-}
-
-at::Tensor wrapper_clamp_max_Tensor(const at::Tensor & self, const at::Tensor & max) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp_max.Tensor", "self", self, common_device_, true);
-  check_device("aten::clamp_max.Tensor", "max", max, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::clamp_max_tensor_out(self, max, out);
-  return out;
-}
-
-at::Tensor & wrapper_clamp_max__Tensor(at::Tensor & self, const at::Tensor & max) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp_max_.Tensor", "self", self, common_device_, false);
-  check_device("aten::clamp_max_.Tensor", "max", max, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::clamp_max_tensor_out(self, max, self);
-  return self;
 }
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_layer_norm(const at::Tensor & input, c10::SymIntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, double eps) {
@@ -419,7 +964,7 @@ at::Tensor & wrapper_scatter_src_out(const at::Tensor & self, int64_t dim, const
   check_device("aten::scatter.src_out", "src", src, common_device_, false);
   check_device("aten::scatter.src_out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::scatter_src_out(self, dim, index, src, out);
+  return at::wrapper_PrivateUse1_scatter_out_src_out(self, dim, index, src, out);
 }
 
 at::Tensor wrapper_scatter_src(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
@@ -428,9 +973,7 @@ at::Tensor wrapper_scatter_src(const at::Tensor & self, int64_t dim, const at::T
   check_device("aten::scatter.src", "index", index, common_device_, false);
   check_device("aten::scatter.src", "src", src, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::scatter_src_out(self, dim, index, src, out);
-  return out;
+  return at::wrapper_PrivateUse1_scatter_src(self, dim, index, src);
 }
 
 at::Tensor & wrapper_scatter__src(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
@@ -439,8 +982,7 @@ at::Tensor & wrapper_scatter__src(at::Tensor & self, int64_t dim, const at::Tens
   check_device("aten::scatter_.src", "index", index, common_device_, false);
   check_device("aten::scatter_.src", "src", src, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::scatter_src_out(self, dim, index, src, self);
-  return self;
+  return at::wrapper_PrivateUse1_scatter__src(self, dim, index, src);
 }
 
 at::Tensor & wrapper_scatter_reduce_two_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, bool include_self, at::Tensor & out) {
@@ -450,7 +992,7 @@ at::Tensor & wrapper_scatter_reduce_two_out(const at::Tensor & self, int64_t dim
   check_device("aten::scatter_reduce.two_out", "src", src, common_device_, false);
   check_device("aten::scatter_reduce.two_out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::scatter_reduce_two_out(self, dim, index, src, reduce, include_self, out);
+  return at::wrapper_PrivateUse1_scatter_reduce_out_two_out(self, dim, index, src, reduce, include_self, out);
 }
 
 at::Tensor wrapper_scatter_reduce_two(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, bool include_self) {
@@ -459,9 +1001,7 @@ at::Tensor wrapper_scatter_reduce_two(const at::Tensor & self, int64_t dim, cons
   check_device("aten::scatter_reduce.two", "index", index, common_device_, false);
   check_device("aten::scatter_reduce.two", "src", src, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::scatter_reduce_two_out(self, dim, index, src, reduce, include_self, out);
-  return out;
+  return at::wrapper_PrivateUse1_scatter_reduce_two(self, dim, index, src, reduce, include_self);
 }
 
 at::Tensor & wrapper_scatter_reduce__two(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, bool include_self) {
@@ -470,8 +1010,7 @@ at::Tensor & wrapper_scatter_reduce__two(at::Tensor & self, int64_t dim, const a
   check_device("aten::scatter_reduce_.two", "index", index, common_device_, false);
   check_device("aten::scatter_reduce_.two", "src", src, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::scatter_reduce_two_out(self, dim, index, src, reduce, include_self, self);
-  return self;
+  return at::wrapper_PrivateUse1_scatter_reduce__two(self, dim, index, src, reduce, include_self);
 }
 
 at::Tensor & wrapper_nonzero_out(const at::Tensor & self, at::Tensor & out) {
@@ -496,24 +1035,29 @@ at::Tensor & wrapper_cumsum_out(const at::Tensor & self, int64_t dim, ::std::opt
   check_device("aten::cumsum.out", "self", self, common_device_, false);
   check_device("aten::cumsum.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::cumsum_out(self, dim, dtype, out);
+  return at::wrapper_PrivateUse1_cumsum_out_out(self, dim, dtype, out);
 }
 
 at::Tensor wrapper_cumsum(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::cumsum", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::cumsum_out(self, dim, dtype, out);
-  return out;
+  return at::wrapper_PrivateUse1_cumsum(self, dim, dtype);
 }
 
 at::Tensor & wrapper_cumsum_(at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::cumsum_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::cumsum_out(self, dim, dtype, self);
-  return self;
+  return at::wrapper_PrivateUse1_cumsum_(self, dim, dtype);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor,at::Tensor> wrapper__thnn_fused_gru_cell_backward(const at::Tensor & grad_hy, const at::Tensor & workspace, bool has_bias) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_thnn_fused_gru_cell_backward", "grad_hy", grad_hy, common_device_, false);
+  check_device("aten::_thnn_fused_gru_cell_backward", "workspace", workspace, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::thnn_fused_gru_cell_backward(grad_hy, workspace, has_bias);
 }
 
 }  // namespace
@@ -524,12 +1068,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("set_", TORCH_FN(wrapper_set_));
   m.impl("record_stream", TORCH_FN(wrapper_record_stream));
   m.impl("native_dropout", TORCH_FN(wrapper_native_dropout));
-  m.impl("mul.out", TORCH_FN(wrapper_mul_out));
-  m.impl("mul.Tensor", TORCH_FN(wrapper_mul_Tensor));
-  m.impl("mul_.Tensor", TORCH_FN(wrapper_mul__Tensor));
-  m.impl("div.out", TORCH_FN(wrapper_div_out));
-  m.impl("div.Tensor", TORCH_FN(wrapper_div_Tensor));
-  m.impl("div_.Tensor", TORCH_FN(wrapper_div__Tensor));
+  m.impl("exponential_", TORCH_FN(wrapper_exponential_));
   m.impl("addmv.out", TORCH_FN(wrapper_addmv_out));
   m.impl("addmv", TORCH_FN(wrapper_addmv));
   m.impl("addmv_", TORCH_FN(wrapper_addmv_));
@@ -537,26 +1076,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("min.dim", TORCH_FN(wrapper_min_dim));
   m.impl("argmax.out", TORCH_FN(wrapper_argmax_out));
   m.impl("argmax", TORCH_FN(wrapper_argmax));
-  m.impl("log.out", TORCH_FN(wrapper_log_out));
-  m.impl("log", TORCH_FN(wrapper_log));
-  m.impl("log_", TORCH_FN(wrapper_log_));
-  m.impl("logical_not.out", TORCH_FN(wrapper_logical_not_out));
-  m.impl("logical_not", TORCH_FN(wrapper_logical_not));
-  m.impl("logical_not_", TORCH_FN(wrapper_logical_not_));
-  m.impl("bitwise_or.Tensor_out", TORCH_FN(wrapper_bitwise_or_Tensor_out));
-  m.impl("bitwise_or.Tensor", TORCH_FN(wrapper_bitwise_or_Tensor));
-  m.impl("bitwise_or_.Tensor", TORCH_FN(wrapper_bitwise_or__Tensor));
   m.impl("where.self_out", TORCH_FN(wrapper_where_self_out));
   m.impl("where.self", TORCH_FN(wrapper_where_self));
-  m.impl("addcmul.out", TORCH_FN(wrapper_addcmul_out));
-  m.impl("addcmul", TORCH_FN(wrapper_addcmul));
-  m.impl("addcmul_", TORCH_FN(wrapper_addcmul_));
-  m.impl("addcdiv.out", TORCH_FN(wrapper_addcdiv_out));
-  m.impl("addcdiv", TORCH_FN(wrapper_addcdiv));
-  m.impl("addcdiv_", TORCH_FN(wrapper_addcdiv_));
-  m.impl("clamp_max.Tensor_out", TORCH_FN(wrapper_clamp_max_Tensor_out));
-  m.impl("clamp_max.Tensor", TORCH_FN(wrapper_clamp_max_Tensor));
-  m.impl("clamp_max_.Tensor", TORCH_FN(wrapper_clamp_max__Tensor));
   m.impl("native_layer_norm", TORCH_FN(wrapper_native_layer_norm));
   m.impl("native_batch_norm_backward", TORCH_FN(wrapper_native_batch_norm_backward));
   m.impl("embedding_renorm_", TORCH_FN(wrapper_embedding_renorm_));
@@ -571,4 +1092,5 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("cumsum.out", TORCH_FN(wrapper_cumsum_out));
   m.impl("cumsum", TORCH_FN(wrapper_cumsum));
   m.impl("cumsum_", TORCH_FN(wrapper_cumsum_));
+  m.impl("_thnn_fused_gru_cell_backward", TORCH_FN(wrapper__thnn_fused_gru_cell_backward));
 }

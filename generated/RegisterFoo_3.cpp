@@ -7,13 +7,6 @@
 #include "aten/device_check.h"
 #include "native/set_source_tensor.h"
 #include "native/std_mean_out.h"
-#include "native/rsqrt_out.h"
-#include "native/tanh_out.h"
-#include "native/threshold_backward_out.h"
-#include "native/minimum_out.h"
-#include "native/logical_or_out.h"
-#include "native/bitwise_and_out.h"
-#include "native/clamp_min_tensor_out.h"
 #include "native/native_layer_norm_backward.h"
 #include "native/avg_pool2d_out.h"
 #include "native/upsample_nearest1d_out.h"
@@ -23,6 +16,825 @@
 #include "native/tril_indices.h"
 #include "native/sort_stable_out.h"
 #include "native/all_all_out.h"
+#include "native/fused_sdp_choice.h"
+#include "native/scaled_dot_product_fused_attention_overrideable_backward.h"
+#include "FooStructured.h"
+
+// torchgen's code as generated for CPU/CUDA: an in-place set_output ignores the strides it gets.
+C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED("-Wunused-parameter")
+namespace at {
+namespace {
+
+// torchgen's StructuredRegisterDispatchKey: meta() (ATen's checks, set_output) then impl().
+struct structured_avg_pool2d_out_out final : public ::foo::native::structured_avg_pool2d_out {
+    structured_avg_pool2d_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_avg_pool2d_out_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & out) {
+structured_avg_pool2d_out_out op(out);
+auto precompute = op.meta(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+(void)precompute;
+op.impl(self, precompute.kH, precompute.kW, precompute.dH, precompute.dW, precompute.padH, precompute.padW, ceil_mode, count_include_pad, divisor_override, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_avg_pool2d_out_functional final : public ::foo::native::structured_avg_pool2d_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+structured_avg_pool2d_out_functional op;
+auto precompute = op.meta(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+(void)precompute;
+op.impl(self, precompute.kH, precompute.kW, precompute.dH, precompute.dW, precompute.padH, precompute.padW, ceil_mode, count_include_pad, divisor_override, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_upsample_nearest1d_out_out final : public ::foo::native::structured_upsample_nearest1d_out {
+    structured_upsample_nearest1d_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_upsample_nearest1d_out_out(const at::Tensor & self, at::IntArrayRef output_size, ::std::optional<double> scales, at::Tensor & out) {
+structured_upsample_nearest1d_out_out op(out);
+op.meta(self, output_size, scales);
+op.impl(self, output_size, scales, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_upsample_nearest1d_out_functional final : public ::foo::native::structured_upsample_nearest1d_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_upsample_nearest1d(const at::Tensor & self, at::IntArrayRef output_size, ::std::optional<double> scales) {
+structured_upsample_nearest1d_out_functional op;
+op.meta(self, output_size, scales);
+op.impl(self, output_size, scales, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_scatter_reduce_out_out final : public ::foo::native::structured_scatter_reduce_out {
+    structured_scatter_reduce_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_scatter_out_reduce_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, at::Tensor & out) {
+structured_scatter_reduce_out_out op(out);
+op.meta(self, dim, index, src, reduce);
+op.impl(self, dim, index, src, reduce, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_scatter_reduce_out_functional final : public ::foo::native::structured_scatter_reduce_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_scatter_reduce(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce) {
+structured_scatter_reduce_out_functional op;
+op.meta(self, dim, index, src, reduce);
+op.impl(self, dim, index, src, reduce, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_scatter_reduce_out_inplace final : public ::foo::native::structured_scatter_reduce_out {
+    structured_scatter_reduce_out_inplace(Tensor& self) : outputs_{std::ref(self)} {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_scatter__reduce(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce) {
+structured_scatter_reduce_out_inplace op(self);
+op.meta(self, dim, index, src, reduce);
+op.impl(self, dim, index, src, reduce, op.outputs_[0]);
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return self;
+}
+
+struct structured_scatter_add_out_out final : public ::foo::native::structured_scatter_add_out {
+    structured_scatter_add_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_scatter_add_out_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, at::Tensor & out) {
+structured_scatter_add_out_out op(out);
+op.meta(self, dim, index, src);
+op.impl(self, dim, index, src, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_scatter_add_out_functional final : public ::foo::native::structured_scatter_add_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_scatter_add(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+structured_scatter_add_out_functional op;
+op.meta(self, dim, index, src);
+op.impl(self, dim, index, src, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_scatter_add_out_inplace final : public ::foo::native::structured_scatter_add_out {
+    structured_scatter_add_out_inplace(Tensor& self) : outputs_{std::ref(self)} {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_scatter_add_(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+structured_scatter_add_out_inplace op(self);
+op.meta(self, dim, index, src);
+op.impl(self, dim, index, src, op.outputs_[0]);
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return self;
+}
+
+struct structured_triu_out_out final : public ::foo::native::structured_triu_out {
+    structured_triu_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_triu_out_out(const at::Tensor & self, int64_t diagonal, at::Tensor & out) {
+structured_triu_out_out op(out);
+op.meta(self, diagonal);
+op.impl(self, diagonal, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_triu_out_functional final : public ::foo::native::structured_triu_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_triu(const at::Tensor & self, int64_t diagonal) {
+structured_triu_out_functional op;
+op.meta(self, diagonal);
+op.impl(self, diagonal, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_triu_out_inplace final : public ::foo::native::structured_triu_out {
+    structured_triu_out_inplace(Tensor& self) : outputs_{std::ref(self)} {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_triu_(at::Tensor & self, int64_t diagonal) {
+structured_triu_out_inplace op(self);
+op.meta(self, diagonal);
+op.impl(self, diagonal, op.outputs_[0]);
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return self;
+}
+
+struct structured_sort_stable_out_out final : public ::foo::native::structured_sort_stable_out {
+    structured_sort_stable_out_out(Tensor& out0, Tensor& out1) : outputs_{ std::ref(out0), std::ref(out1) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 2> outputs_;
+    std::array<::std::optional<Tensor>, 2> proxy_outputs_;
+};
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_PrivateUse1_sort_out_values_stable(const at::Tensor & self, ::std::optional<bool> stable, int64_t dim, bool descending, at::Tensor & values, at::Tensor & indices) {
+structured_sort_stable_out_out op(values, indices);
+op.meta(self, stable, dim, descending);
+op.impl(self, stable, dim, descending, op.maybe_get_output(0), op.maybe_get_output(1));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+if (op.proxy_outputs_[1].has_value()) op.outputs_[1].get().copy_(*op.proxy_outputs_[1]);
+return std::forward_as_tuple(values, indices);
+}
+
+struct structured_sort_stable_out_functional final : public ::foo::native::structured_sort_stable_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 2> outputs_;
+};
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_PrivateUse1_sort_stable(const at::Tensor & self, ::std::optional<bool> stable, int64_t dim, bool descending) {
+structured_sort_stable_out_functional op;
+op.meta(self, stable, dim, descending);
+op.impl(self, stable, dim, descending, op.outputs_[0], op.outputs_[1]);
+return std::make_tuple(std::move(op.outputs_[0]), std::move(op.outputs_[1]));
+}
+
+struct structured_all_all_out_out final : public ::foo::native::structured_all_all_out {
+    structured_all_all_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_all_out_all_out(const at::Tensor & self, at::Tensor & out) {
+structured_all_all_out_out op(out);
+op.meta(self);
+op.impl(self, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_all_all_out_functional final : public ::foo::native::structured_all_all_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_all(const at::Tensor & self) {
+structured_all_all_out_functional op;
+op.meta(self);
+op.impl(self, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+}  // namespace
+}  // namespace at
+C10_DIAGNOSTIC_POP()
 
 namespace {
 
@@ -33,7 +845,6 @@ at::Tensor & wrapper_set__source_Tensor(at::Tensor & self, const at::Tensor & so
   ::std::optional<c10::Device> common_device_;
   check_device("aten::set_.source_Tensor", "self", self, common_device_, false);
   check_device("aten::set_.source_Tensor", "source", source, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
   return foo::native::set_source_tensor(self, source);
 }
 
@@ -56,178 +867,6 @@ at::Tensor & wrapper_set__source_Tensor(at::Tensor & self, const at::Tensor & so
   return ::std::tuple<at::Tensor,at::Tensor>(out0, out1);
 }
 
-at::Tensor & wrapper_rsqrt_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::rsqrt.out", "self", self, common_device_, true);
-  check_device("aten::rsqrt.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::rsqrt_out(self, out);
-}
-
-at::Tensor wrapper_rsqrt(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::rsqrt", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::rsqrt_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_rsqrt_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::rsqrt_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::rsqrt_out(self, self);
-  return self;
-}
-
-at::Tensor & wrapper_tanh_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::tanh.out", "self", self, common_device_, true);
-  check_device("aten::tanh.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::tanh_out(self, out);
-}
-
-at::Tensor wrapper_tanh(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::tanh", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::tanh_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_tanh_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::tanh_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::tanh_out(self, self);
-  return self;
-}
-
-at::Tensor & wrapper_threshold_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & threshold, at::Tensor & grad_input) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::threshold_backward.grad_input", "grad_output", grad_output, common_device_, false);
-  check_device("aten::threshold_backward.grad_input", "self", self, common_device_, false);
-  check_device("aten::threshold_backward.grad_input", "grad_input", grad_input, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::threshold_backward_out(grad_output, self, threshold, grad_input);
-}
-
-at::Tensor wrapper_threshold_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & threshold) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::threshold_backward", "grad_output", grad_output, common_device_, true);
-  check_device("aten::threshold_backward", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor grad_input;  // undefined: the out kernel allocates it
-  foo::native::threshold_backward_out(grad_output, self, threshold, grad_input);
-  return grad_input;
-}
-
-at::Tensor & wrapper_minimum_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::minimum.out", "self", self, common_device_, true);
-  check_device("aten::minimum.out", "other", other, common_device_, true);
-  check_device("aten::minimum.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::minimum_out(self, other, out);
-}
-
-at::Tensor wrapper_minimum(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::minimum", "self", self, common_device_, true);
-  check_device("aten::minimum", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::minimum_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_logical_or_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::logical_or.out", "self", self, common_device_, true);
-  check_device("aten::logical_or.out", "other", other, common_device_, true);
-  check_device("aten::logical_or.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::logical_or_out(self, other, out);
-}
-
-at::Tensor wrapper_logical_or(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::logical_or", "self", self, common_device_, true);
-  check_device("aten::logical_or", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::logical_or_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_logical_or_(at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::logical_or_", "self", self, common_device_, false);
-  check_device("aten::logical_or_", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::logical_or_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_bitwise_and_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::bitwise_and.Tensor_out", "self", self, common_device_, true);
-  check_device("aten::bitwise_and.Tensor_out", "other", other, common_device_, true);
-  check_device("aten::bitwise_and.Tensor_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::bitwise_and_out(self, other, out);
-}
-
-at::Tensor wrapper_bitwise_and_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::bitwise_and.Tensor", "self", self, common_device_, true);
-  check_device("aten::bitwise_and.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::bitwise_and_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_bitwise_and__Tensor(at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::bitwise_and_.Tensor", "self", self, common_device_, false);
-  check_device("aten::bitwise_and_.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::bitwise_and_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_clamp_min_Tensor_out(const at::Tensor & self, const at::Tensor & min, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp_min.Tensor_out", "self", self, common_device_, true);
-  check_device("aten::clamp_min.Tensor_out", "min", min, common_device_, true);
-  check_device("aten::clamp_min.Tensor_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::clamp_min_tensor_out(self, min, out);
-}
-
-at::Tensor wrapper_clamp_min_Tensor(const at::Tensor & self, const at::Tensor & min) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp_min.Tensor", "self", self, common_device_, true);
-  check_device("aten::clamp_min.Tensor", "min", min, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::clamp_min_tensor_out(self, min, out);
-  return out;
-}
-
-at::Tensor & wrapper_clamp_min__Tensor(at::Tensor & self, const at::Tensor & min) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp_min_.Tensor", "self", self, common_device_, false);
-  check_device("aten::clamp_min_.Tensor", "min", min, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::clamp_min_tensor_out(self, min, self);
-  return self;
-}
-
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_layer_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, c10::SymIntArrayRef normalized_shape, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, ::std::array<bool,3> output_mask) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::native_layer_norm_backward", "grad_out", grad_out, common_device_, false);
@@ -245,16 +884,14 @@ at::Tensor & wrapper_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef ker
   check_device("aten::avg_pool2d.out", "self", self, common_device_, false);
   check_device("aten::avg_pool2d.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::avg_pool2d_out(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  return at::wrapper_PrivateUse1_avg_pool2d_out_out(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
 }
 
 at::Tensor wrapper_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::avg_pool2d", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::avg_pool2d_out(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
-  return out;
+  return at::wrapper_PrivateUse1_avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
 }
 
 at::Tensor & wrapper_upsample_nearest1d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales, at::Tensor & out) {
@@ -262,16 +899,14 @@ at::Tensor & wrapper_upsample_nearest1d_out(const at::Tensor & self, c10::SymInt
   check_device("aten::upsample_nearest1d.out", "self", self, common_device_, false);
   check_device("aten::upsample_nearest1d.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::upsample_nearest1d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), scales, out);
+  return at::wrapper_PrivateUse1_upsample_nearest1d_out_out(self, C10_AS_INTARRAYREF_SLOW(output_size), scales, out);
 }
 
 at::Tensor wrapper_upsample_nearest1d(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::upsample_nearest1d", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::upsample_nearest1d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), scales, out);
-  return out;
+  return at::wrapper_PrivateUse1_upsample_nearest1d(self, C10_AS_INTARRAYREF_SLOW(output_size), scales);
 }
 
 at::Tensor & wrapper_scatter_reduce_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, at::Tensor & out) {
@@ -281,7 +916,7 @@ at::Tensor & wrapper_scatter_reduce_out(const at::Tensor & self, int64_t dim, co
   check_device("aten::scatter.reduce_out", "src", src, common_device_, false);
   check_device("aten::scatter.reduce_out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::scatter_reduce_out(self, dim, index, src, reduce, out);
+  return at::wrapper_PrivateUse1_scatter_out_reduce_out(self, dim, index, src, reduce, out);
 }
 
 at::Tensor wrapper_scatter_reduce(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce) {
@@ -290,9 +925,7 @@ at::Tensor wrapper_scatter_reduce(const at::Tensor & self, int64_t dim, const at
   check_device("aten::scatter.reduce", "index", index, common_device_, false);
   check_device("aten::scatter.reduce", "src", src, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::scatter_reduce_out(self, dim, index, src, reduce, out);
-  return out;
+  return at::wrapper_PrivateUse1_scatter_reduce(self, dim, index, src, reduce);
 }
 
 at::Tensor & wrapper_scatter__reduce(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce) {
@@ -301,8 +934,7 @@ at::Tensor & wrapper_scatter__reduce(at::Tensor & self, int64_t dim, const at::T
   check_device("aten::scatter_.reduce", "index", index, common_device_, false);
   check_device("aten::scatter_.reduce", "src", src, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::scatter_reduce_out(self, dim, index, src, reduce, self);
-  return self;
+  return at::wrapper_PrivateUse1_scatter__reduce(self, dim, index, src, reduce);
 }
 
 at::Tensor & wrapper_scatter_add_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, at::Tensor & out) {
@@ -312,7 +944,7 @@ at::Tensor & wrapper_scatter_add_out(const at::Tensor & self, int64_t dim, const
   check_device("aten::scatter_add.out", "src", src, common_device_, false);
   check_device("aten::scatter_add.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::scatter_add_out(self, dim, index, src, out);
+  return at::wrapper_PrivateUse1_scatter_add_out_out(self, dim, index, src, out);
 }
 
 at::Tensor wrapper_scatter_add(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
@@ -321,9 +953,7 @@ at::Tensor wrapper_scatter_add(const at::Tensor & self, int64_t dim, const at::T
   check_device("aten::scatter_add", "index", index, common_device_, false);
   check_device("aten::scatter_add", "src", src, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::scatter_add_out(self, dim, index, src, out);
-  return out;
+  return at::wrapper_PrivateUse1_scatter_add(self, dim, index, src);
 }
 
 at::Tensor & wrapper_scatter_add_(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
@@ -332,8 +962,7 @@ at::Tensor & wrapper_scatter_add_(at::Tensor & self, int64_t dim, const at::Tens
   check_device("aten::scatter_add_", "index", index, common_device_, false);
   check_device("aten::scatter_add_", "src", src, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::scatter_add_out(self, dim, index, src, self);
-  return self;
+  return at::wrapper_PrivateUse1_scatter_add_(self, dim, index, src);
 }
 
 at::Tensor & wrapper_triu_out(const at::Tensor & self, c10::SymInt diagonal, at::Tensor & out) {
@@ -341,24 +970,21 @@ at::Tensor & wrapper_triu_out(const at::Tensor & self, c10::SymInt diagonal, at:
   check_device("aten::triu.out", "self", self, common_device_, false);
   check_device("aten::triu.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::triu_out(self, diagonal.guard_int(__FILE__, __LINE__), out);
+  return at::wrapper_PrivateUse1_triu_out_out(self, diagonal.guard_int(__FILE__, __LINE__), out);
 }
 
 at::Tensor wrapper_triu(const at::Tensor & self, c10::SymInt diagonal) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::triu", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::triu_out(self, diagonal.guard_int(__FILE__, __LINE__), out);
-  return out;
+  return at::wrapper_PrivateUse1_triu(self, diagonal.guard_int(__FILE__, __LINE__));
 }
 
 at::Tensor & wrapper_triu_(at::Tensor & self, c10::SymInt diagonal) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::triu_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::triu_out(self, diagonal.guard_int(__FILE__, __LINE__), self);
-  return self;
+  return at::wrapper_PrivateUse1_triu_(self, diagonal.guard_int(__FILE__, __LINE__));
 }
 
 at::Tensor wrapper_tril_indices(int64_t row, int64_t col, int64_t offset, ::std::optional<at::ScalarType> dtype, ::std::optional<at::Layout> layout, ::std::optional<at::Device> device, ::std::optional<bool> pin_memory) {
@@ -374,17 +1000,14 @@ at::Tensor wrapper_tril_indices(int64_t row, int64_t col, int64_t offset, ::std:
   check_device("aten::sort.values_stable", "values", values, common_device_, false);
   check_device("aten::sort.values_stable", "indices", indices, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::sort_stable_out(self, stable, dim, descending, values, indices);
+  return at::wrapper_PrivateUse1_sort_out_values_stable(self, stable, dim, descending, values, indices);
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper_sort_stable(const at::Tensor & self, ::std::optional<bool> stable, int64_t dim, bool descending) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::sort.stable", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor values;  // undefined: the out kernel allocates it
-  at::Tensor indices;  // undefined: the out kernel allocates it
-  foo::native::sort_stable_out(self, stable, dim, descending, values, indices);
-  return ::std::tuple<at::Tensor,at::Tensor>(values, indices);
+  return at::wrapper_PrivateUse1_sort_stable(self, stable, dim, descending);
 }
 
 at::Tensor & wrapper_all_all_out(const at::Tensor & self, at::Tensor & out) {
@@ -392,16 +1015,41 @@ at::Tensor & wrapper_all_all_out(const at::Tensor & self, at::Tensor & out) {
   check_device("aten::all.all_out", "self", self, common_device_, false);
   check_device("aten::all.all_out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::all_all_out(self, out);
+  return at::wrapper_PrivateUse1_all_out_all_out(self, out);
 }
 
 at::Tensor wrapper_all(const at::Tensor & self) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::all", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::all_all_out(self, out);
-  return out;
+  return at::wrapper_PrivateUse1_all(self);
+}
+
+int64_t wrapper__fused_sdp_choice(const at::Tensor & query, const at::Tensor & key, const at::Tensor & value, const ::std::optional<at::Tensor> & attn_mask, double dropout_p, bool is_causal, ::std::optional<double> scale, bool enable_gqa) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_fused_sdp_choice", "query", query, common_device_, false);
+  check_device("aten::_fused_sdp_choice", "key", key, common_device_, false);
+  check_device("aten::_fused_sdp_choice", "value", value, common_device_, false);
+  check_device("aten::_fused_sdp_choice", "attn_mask", attn_mask, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::fused_sdp_choice(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor> wrapper__scaled_dot_product_fused_attention_overrideable_backward(const at::Tensor & grad_out, const at::Tensor & query, const at::Tensor & key, const at::Tensor & value, const at::Tensor & attn_bias, ::std::array<bool,4> grad_input_mask, const at::Tensor & out, const at::Tensor & logsumexp, const at::Tensor & cum_seq_q, const at::Tensor & cum_seq_k, c10::SymInt max_q, c10::SymInt max_k, double dropout_p, bool is_causal, const at::Tensor & philox_seed, const at::Tensor & philox_offset, ::std::optional<double> scale) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_scaled_dot_product_fused_attention_overrideable_backward", "grad_out", grad_out, common_device_, false);
+  check_device("aten::_scaled_dot_product_fused_attention_overrideable_backward", "query", query, common_device_, false);
+  check_device("aten::_scaled_dot_product_fused_attention_overrideable_backward", "key", key, common_device_, false);
+  check_device("aten::_scaled_dot_product_fused_attention_overrideable_backward", "value", value, common_device_, false);
+  check_device("aten::_scaled_dot_product_fused_attention_overrideable_backward", "attn_bias", attn_bias, common_device_, false);
+  check_device("aten::_scaled_dot_product_fused_attention_overrideable_backward", "out", out, common_device_, false);
+  check_device("aten::_scaled_dot_product_fused_attention_overrideable_backward", "logsumexp", logsumexp, common_device_, false);
+  check_device("aten::_scaled_dot_product_fused_attention_overrideable_backward", "cum_seq_q", cum_seq_q, common_device_, false);
+  check_device("aten::_scaled_dot_product_fused_attention_overrideable_backward", "cum_seq_k", cum_seq_k, common_device_, false);
+  check_device("aten::_scaled_dot_product_fused_attention_overrideable_backward", "philox_seed", philox_seed, common_device_, false);
+  check_device("aten::_scaled_dot_product_fused_attention_overrideable_backward", "philox_offset", philox_offset, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::scaled_dot_product_fused_attention_overrideable_backward(grad_out, query, key, value, attn_bias, grad_input_mask, out, logsumexp, cum_seq_q, cum_seq_k, max_q.guard_int(__FILE__, __LINE__), max_k.guard_int(__FILE__, __LINE__), dropout_p, is_causal, philox_seed, philox_offset, scale);
 }
 
 }  // namespace
@@ -410,25 +1058,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("set_.source_Tensor", TORCH_FN(wrapper_set__source_Tensor));
   m.impl("std_mean.correction_out", TORCH_FN(wrapper_std_mean_correction_out));
   m.impl("std_mean.correction", TORCH_FN(wrapper_std_mean_correction));
-  m.impl("rsqrt.out", TORCH_FN(wrapper_rsqrt_out));
-  m.impl("rsqrt", TORCH_FN(wrapper_rsqrt));
-  m.impl("rsqrt_", TORCH_FN(wrapper_rsqrt_));
-  m.impl("tanh.out", TORCH_FN(wrapper_tanh_out));
-  m.impl("tanh", TORCH_FN(wrapper_tanh));
-  m.impl("tanh_", TORCH_FN(wrapper_tanh_));
-  m.impl("threshold_backward.grad_input", TORCH_FN(wrapper_threshold_backward_grad_input));
-  m.impl("threshold_backward", TORCH_FN(wrapper_threshold_backward));
-  m.impl("minimum.out", TORCH_FN(wrapper_minimum_out));
-  m.impl("minimum", TORCH_FN(wrapper_minimum));
-  m.impl("logical_or.out", TORCH_FN(wrapper_logical_or_out));
-  m.impl("logical_or", TORCH_FN(wrapper_logical_or));
-  m.impl("logical_or_", TORCH_FN(wrapper_logical_or_));
-  m.impl("bitwise_and.Tensor_out", TORCH_FN(wrapper_bitwise_and_Tensor_out));
-  m.impl("bitwise_and.Tensor", TORCH_FN(wrapper_bitwise_and_Tensor));
-  m.impl("bitwise_and_.Tensor", TORCH_FN(wrapper_bitwise_and__Tensor));
-  m.impl("clamp_min.Tensor_out", TORCH_FN(wrapper_clamp_min_Tensor_out));
-  m.impl("clamp_min.Tensor", TORCH_FN(wrapper_clamp_min_Tensor));
-  m.impl("clamp_min_.Tensor", TORCH_FN(wrapper_clamp_min__Tensor));
   m.impl("native_layer_norm_backward", TORCH_FN(wrapper_native_layer_norm_backward));
   m.impl("avg_pool2d.out", TORCH_FN(wrapper_avg_pool2d_out));
   m.impl("avg_pool2d", TORCH_FN(wrapper_avg_pool2d));
@@ -448,4 +1077,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("sort.stable", TORCH_FN(wrapper_sort_stable));
   m.impl("all.all_out", TORCH_FN(wrapper_all_all_out));
   m.impl("all", TORCH_FN(wrapper_all));
+  m.impl("_fused_sdp_choice", TORCH_FN(wrapper__fused_sdp_choice));
+  m.impl("_scaled_dot_product_fused_attention_overrideable_backward", TORCH_FN(wrapper__scaled_dot_product_fused_attention_overrideable_backward));
 }

@@ -8,24 +8,17 @@
 #include "native/empty_strided.h"
 #include "native/copy_from.h"
 #include "native/bernoulli_out.h"
+#include "native/normal_tensor_float_out.h"
+#include "native/rrelu_with_noise_out.h"
+#include "native/randperm_out.h"
 #include "native/fill_tensor.h"
-#include "native/div_out_mode.h"
 #include "native/softmax_out.h"
 #include "native/log_softmax_out.h"
 #include "native/softmax_backward_data_out.h"
 #include "native/nll_loss2d_forward_out.h"
 #include "native/mm_out.h"
-#include "native/sigmoid_backward_out.h"
-#include "native/maximum_out.h"
 #include "native/rsub_tensor.h"
-#include "native/le_tensor_out.h"
-#include "native/le_scalar_out.h"
-#include "native/gt_tensor_out.h"
-#include "native/gt_scalar_out.h"
-#include "native/logical_and_out.h"
 #include "native/masked_fill_tensor_.h"
-#include "native/lerp_scalar_out.h"
-#include "native/lerp_tensor_out.h"
 #include "native/native_batch_norm_legit_no_stats.h"
 #include "native/upsample_linear1d_backward_out.h"
 #include "native/embedding_dense_backward.h"
@@ -33,6 +26,862 @@
 #include "native/scatter_value_out.h"
 #include "native/masked_select_out.h"
 #include "native/any_dim_out.h"
+#include "FooStructured.h"
+
+// torchgen's code as generated for CPU/CUDA: an in-place set_output ignores the strides it gets.
+C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED("-Wunused-parameter")
+namespace at {
+namespace {
+
+// torchgen's StructuredRegisterDispatchKey: meta() (ATen's checks, set_output) then impl().
+struct structured_softmax_out_out final : public ::foo::native::structured_softmax_out {
+    structured_softmax_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1__softmax_out_out(const at::Tensor & self, int64_t dim, bool half_to_float, at::Tensor & out) {
+structured_softmax_out_out op(out);
+op.meta(self, dim, half_to_float);
+op.impl(self, dim, half_to_float, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_softmax_out_functional final : public ::foo::native::structured_softmax_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1__softmax(const at::Tensor & self, int64_t dim, bool half_to_float) {
+structured_softmax_out_functional op;
+op.meta(self, dim, half_to_float);
+op.impl(self, dim, half_to_float, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_log_softmax_out_out final : public ::foo::native::structured_log_softmax_out {
+    structured_log_softmax_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1__log_softmax_out_out(const at::Tensor & self, int64_t dim, bool half_to_float, at::Tensor & out) {
+structured_log_softmax_out_out op(out);
+op.meta(self, dim, half_to_float);
+op.impl(self, dim, half_to_float, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_log_softmax_out_functional final : public ::foo::native::structured_log_softmax_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_float) {
+structured_log_softmax_out_functional op;
+op.meta(self, dim, half_to_float);
+op.impl(self, dim, half_to_float, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_softmax_backward_data_out_out final : public ::foo::native::structured_softmax_backward_data_out {
+    structured_softmax_backward_data_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1__softmax_backward_data_out_out(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype, at::Tensor & grad_input) {
+structured_softmax_backward_data_out_out op(grad_input);
+op.meta(grad_output, output, dim, input_dtype);
+op.impl(grad_output, output, dim, input_dtype, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return grad_input;
+}
+
+struct structured_softmax_backward_data_out_functional final : public ::foo::native::structured_softmax_backward_data_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1__softmax_backward_data(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype) {
+structured_softmax_backward_data_out_functional op;
+op.meta(grad_output, output, dim, input_dtype);
+op.impl(grad_output, output, dim, input_dtype, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_mm_out_out final : public ::foo::native::structured_mm_out {
+    structured_mm_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_mm_out_out(const at::Tensor & self, const at::Tensor & mat2, at::Tensor & out) {
+structured_mm_out_out op(out);
+op.meta(self, mat2);
+op.impl(self, mat2, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_mm_out_functional final : public ::foo::native::structured_mm_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_mm(const at::Tensor & self, const at::Tensor & mat2) {
+structured_mm_out_functional op;
+op.meta(self, mat2);
+op.impl(self, mat2, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_upsample_linear1d_backward_out_out final : public ::foo::native::structured_upsample_linear1d_backward_out {
+    structured_upsample_linear1d_backward_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_upsample_linear1d_backward_out_grad_input(const at::Tensor & grad_output, at::IntArrayRef output_size, at::IntArrayRef input_size, bool align_corners, ::std::optional<double> scales, at::Tensor & grad_input) {
+structured_upsample_linear1d_backward_out_out op(grad_input);
+op.meta(grad_output, output_size, input_size, align_corners, scales);
+op.impl(grad_output, output_size, input_size, align_corners, scales, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return grad_input;
+}
+
+struct structured_upsample_linear1d_backward_out_functional final : public ::foo::native::structured_upsample_linear1d_backward_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_upsample_linear1d_backward(const at::Tensor & grad_output, at::IntArrayRef output_size, at::IntArrayRef input_size, bool align_corners, ::std::optional<double> scales) {
+structured_upsample_linear1d_backward_out_functional op;
+op.meta(grad_output, output_size, input_size, align_corners, scales);
+op.impl(grad_output, output_size, input_size, align_corners, scales, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_index_add_out_out final : public ::foo::native::structured_index_add_out {
+    structured_index_add_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_index_add_out_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha, at::Tensor & out) {
+structured_index_add_out_out op(out);
+auto precompute = op.meta(self, dim, index, source, alpha);
+(void)precompute;
+op.impl(self, precompute.dim, index, source, alpha, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_index_add_out_functional final : public ::foo::native::structured_index_add_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_index_add(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha) {
+structured_index_add_out_functional op;
+auto precompute = op.meta(self, dim, index, source, alpha);
+(void)precompute;
+op.impl(self, precompute.dim, index, source, alpha, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_index_add_out_inplace final : public ::foo::native::structured_index_add_out {
+    structured_index_add_out_inplace(Tensor& self) : outputs_{std::ref(self)} {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_index_add_(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha) {
+structured_index_add_out_inplace op(self);
+auto precompute = op.meta(self, dim, index, source, alpha);
+(void)precompute;
+op.impl(self, precompute.dim, index, source, alpha, op.outputs_[0]);
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return self;
+}
+
+struct structured_scatter_value_out_out final : public ::foo::native::structured_scatter_value_out {
+    structured_scatter_value_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_scatter_out_value_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, at::Tensor & out) {
+structured_scatter_value_out_out op(out);
+op.meta(self, dim, index, value);
+op.impl(self, dim, index, value, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_scatter_value_out_functional final : public ::foo::native::structured_scatter_value_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_scatter_value(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value) {
+structured_scatter_value_out_functional op;
+op.meta(self, dim, index, value);
+op.impl(self, dim, index, value, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_scatter_value_out_inplace final : public ::foo::native::structured_scatter_value_out {
+    structured_scatter_value_out_inplace(Tensor& self) : outputs_{std::ref(self)} {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_scatter__value(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value) {
+structured_scatter_value_out_inplace op(self);
+op.meta(self, dim, index, value);
+op.impl(self, dim, index, value, op.outputs_[0]);
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return self;
+}
+
+struct structured_any_dim_out_out final : public ::foo::native::structured_any_dim_out {
+    structured_any_dim_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_any_out_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
+structured_any_dim_out_out op(out);
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_any_dim_out_functional final : public ::foo::native::structured_any_dim_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_any_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+structured_any_dim_out_functional op;
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+}  // namespace
+}  // namespace at
+C10_DIAGNOSTIC_POP()
 
 namespace {
 
@@ -72,6 +921,39 @@ at::Tensor wrapper_bernoulli(const at::Tensor & self, ::std::optional<at::Genera
   return out;
 }
 
+at::Tensor & wrapper_normal_Tensor_float_out(const at::Tensor & mean, double std, ::std::optional<at::Generator> generator, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::normal.Tensor_float_out", "mean", mean, common_device_, false);
+  check_device("aten::normal.Tensor_float_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::normal_tensor_float_out(mean, std, generator, out);
+}
+
+at::Tensor wrapper_normal_Tensor_float(const at::Tensor & mean, double std, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::normal.Tensor_float", "mean", mean, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::normal_tensor_float_out(mean, std, generator, out);
+  return out;
+}
+
+at::Tensor & wrapper_rrelu_with_noise_out(const at::Tensor & self, at::Tensor & noise, const at::Scalar & lower, const at::Scalar & upper, bool training, ::std::optional<at::Generator> generator, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::rrelu_with_noise.out", "self", self, common_device_, false);
+  check_device("aten::rrelu_with_noise.out", "noise", noise, common_device_, false);
+  check_device("aten::rrelu_with_noise.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::rrelu_with_noise_out(self, noise, lower, upper, training, generator, out);
+}
+
+at::Tensor & wrapper_randperm_generator_out(c10::SymInt n, ::std::optional<at::Generator> generator, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::randperm.generator_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::randperm_out(n.guard_int(__FILE__, __LINE__), generator, out);
+}
+
 at::Tensor & wrapper_fill__Tensor(at::Tensor & self, const at::Tensor & value) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::fill_.Tensor", "self", self, common_device_, false);
@@ -80,49 +962,19 @@ at::Tensor & wrapper_fill__Tensor(at::Tensor & self, const at::Tensor & value) {
   return foo::native::fill_tensor(self, value);
 }
 
-at::Tensor & wrapper_div_out_mode(const at::Tensor & self, const at::Tensor & other, ::std::optional<c10::string_view> rounding_mode, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::div.out_mode", "self", self, common_device_, true);
-  check_device("aten::div.out_mode", "other", other, common_device_, true);
-  check_device("aten::div.out_mode", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::div_out_mode(self, other, rounding_mode, out);
-}
-
-at::Tensor wrapper_div_Tensor_mode(const at::Tensor & self, const at::Tensor & other, ::std::optional<c10::string_view> rounding_mode) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::div.Tensor_mode", "self", self, common_device_, true);
-  check_device("aten::div.Tensor_mode", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::div_out_mode(self, other, rounding_mode, out);
-  return out;
-}
-
-at::Tensor & wrapper_div__Tensor_mode(at::Tensor & self, const at::Tensor & other, ::std::optional<c10::string_view> rounding_mode) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::div_.Tensor_mode", "self", self, common_device_, false);
-  check_device("aten::div_.Tensor_mode", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::div_out_mode(self, other, rounding_mode, self);
-  return self;
-}
-
 at::Tensor & wrapper__softmax_out(const at::Tensor & self, int64_t dim, bool half_to_float, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_softmax.out", "self", self, common_device_, false);
   check_device("aten::_softmax.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::softmax_out(self, dim, half_to_float, out);
+  return at::wrapper_PrivateUse1__softmax_out_out(self, dim, half_to_float, out);
 }
 
 at::Tensor wrapper__softmax(const at::Tensor & self, int64_t dim, bool half_to_float) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_softmax", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::softmax_out(self, dim, half_to_float, out);
-  return out;
+  return at::wrapper_PrivateUse1__softmax(self, dim, half_to_float);
 }
 
 at::Tensor & wrapper__log_softmax_out(const at::Tensor & self, int64_t dim, bool half_to_float, at::Tensor & out) {
@@ -130,16 +982,14 @@ at::Tensor & wrapper__log_softmax_out(const at::Tensor & self, int64_t dim, bool
   check_device("aten::_log_softmax.out", "self", self, common_device_, false);
   check_device("aten::_log_softmax.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::log_softmax_out(self, dim, half_to_float, out);
+  return at::wrapper_PrivateUse1__log_softmax_out_out(self, dim, half_to_float, out);
 }
 
 at::Tensor wrapper__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_float) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_log_softmax", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::log_softmax_out(self, dim, half_to_float, out);
-  return out;
+  return at::wrapper_PrivateUse1__log_softmax(self, dim, half_to_float);
 }
 
 at::Tensor & wrapper__softmax_backward_data_out(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype, at::Tensor & grad_input) {
@@ -148,7 +998,7 @@ at::Tensor & wrapper__softmax_backward_data_out(const at::Tensor & grad_output, 
   check_device("aten::_softmax_backward_data.out", "output", output, common_device_, false);
   check_device("aten::_softmax_backward_data.out", "grad_input", grad_input, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::softmax_backward_data_out(grad_output, output, dim, input_dtype, grad_input);
+  return at::wrapper_PrivateUse1__softmax_backward_data_out_out(grad_output, output, dim, input_dtype, grad_input);
 }
 
 at::Tensor wrapper__softmax_backward_data(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype) {
@@ -156,9 +1006,7 @@ at::Tensor wrapper__softmax_backward_data(const at::Tensor & grad_output, const 
   check_device("aten::_softmax_backward_data", "grad_output", grad_output, common_device_, false);
   check_device("aten::_softmax_backward_data", "output", output, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor grad_input;  // undefined: the out kernel allocates it
-  foo::native::softmax_backward_data_out(grad_output, output, dim, input_dtype, grad_input);
-  return grad_input;
+  return at::wrapper_PrivateUse1__softmax_backward_data(grad_output, output, dim, input_dtype);
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_nll_loss2d_forward_output(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index, at::Tensor & output, at::Tensor & total_weight) {
@@ -190,7 +1038,7 @@ at::Tensor & wrapper_mm_out(const at::Tensor & self, const at::Tensor & mat2, at
   check_device("aten::mm.out", "mat2", mat2, common_device_, false);
   check_device("aten::mm.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::mm_out(self, mat2, out);
+  return at::wrapper_PrivateUse1_mm_out_out(self, mat2, out);
 }
 
 at::Tensor wrapper_mm(const at::Tensor & self, const at::Tensor & mat2) {
@@ -198,47 +1046,7 @@ at::Tensor wrapper_mm(const at::Tensor & self, const at::Tensor & mat2) {
   check_device("aten::mm", "self", self, common_device_, false);
   check_device("aten::mm", "mat2", mat2, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::mm_out(self, mat2, out);
-  return out;
-}
-
-at::Tensor & wrapper_sigmoid_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & output, at::Tensor & grad_input) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sigmoid_backward.grad_input", "grad_output", grad_output, common_device_, true);
-  check_device("aten::sigmoid_backward.grad_input", "output", output, common_device_, true);
-  check_device("aten::sigmoid_backward.grad_input", "grad_input", grad_input, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::sigmoid_backward_out(grad_output, output, grad_input);
-}
-
-at::Tensor wrapper_sigmoid_backward(const at::Tensor & grad_output, const at::Tensor & output) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sigmoid_backward", "grad_output", grad_output, common_device_, true);
-  check_device("aten::sigmoid_backward", "output", output, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor grad_input;  // undefined: the out kernel allocates it
-  foo::native::sigmoid_backward_out(grad_output, output, grad_input);
-  return grad_input;
-}
-
-at::Tensor & wrapper_maximum_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::maximum.out", "self", self, common_device_, true);
-  check_device("aten::maximum.out", "other", other, common_device_, true);
-  check_device("aten::maximum.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::maximum_out(self, other, out);
-}
-
-at::Tensor wrapper_maximum(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::maximum", "self", self, common_device_, true);
-  check_device("aten::maximum", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::maximum_out(self, other, out);
-  return out;
+  return at::wrapper_PrivateUse1_mm(self, mat2);
 }
 
 at::Tensor wrapper_rsub_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
@@ -249,140 +1057,6 @@ at::Tensor wrapper_rsub_Tensor(const at::Tensor & self, const at::Tensor & other
   return foo::native::rsub_tensor(self, other, alpha);
 }
 
-at::Tensor & wrapper_le_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::le.Tensor_out", "self", self, common_device_, true);
-  check_device("aten::le.Tensor_out", "other", other, common_device_, true);
-  check_device("aten::le.Tensor_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::le_tensor_out(self, other, out);
-}
-
-at::Tensor wrapper_le_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::le.Tensor", "self", self, common_device_, true);
-  check_device("aten::le.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::le_tensor_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_le__Tensor(at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::le_.Tensor", "self", self, common_device_, false);
-  check_device("aten::le_.Tensor", "other", other, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::le_tensor_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_le_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::le.Scalar_out", "self", self, common_device_, true);
-  check_device("aten::le.Scalar_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::le_scalar_out(self, other, out);
-}
-
-at::Tensor wrapper_le_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::le.Scalar", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::le_scalar_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_le__Scalar(at::Tensor & self, const at::Scalar & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::le_.Scalar", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::le_scalar_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_gt_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::gt.Tensor_out", "self", self, common_device_, true);
-  check_device("aten::gt.Tensor_out", "other", other, common_device_, true);
-  check_device("aten::gt.Tensor_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::gt_tensor_out(self, other, out);
-}
-
-at::Tensor wrapper_gt_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::gt.Tensor", "self", self, common_device_, true);
-  check_device("aten::gt.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::gt_tensor_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_gt__Tensor(at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::gt_.Tensor", "self", self, common_device_, false);
-  check_device("aten::gt_.Tensor", "other", other, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::gt_tensor_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_gt_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::gt.Scalar_out", "self", self, common_device_, true);
-  check_device("aten::gt.Scalar_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::gt_scalar_out(self, other, out);
-}
-
-at::Tensor wrapper_gt_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::gt.Scalar", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::gt_scalar_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_gt__Scalar(at::Tensor & self, const at::Scalar & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::gt_.Scalar", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::gt_scalar_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_logical_and_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::logical_and.out", "self", self, common_device_, true);
-  check_device("aten::logical_and.out", "other", other, common_device_, true);
-  check_device("aten::logical_and.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::logical_and_out(self, other, out);
-}
-
-at::Tensor wrapper_logical_and(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::logical_and", "self", self, common_device_, true);
-  check_device("aten::logical_and", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::logical_and_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_logical_and_(at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::logical_and_", "self", self, common_device_, false);
-  check_device("aten::logical_and_", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::logical_and_out(self, other, self);
-  return self;
-}
-
 at::Tensor & wrapper_masked_fill__Tensor(at::Tensor & self, const at::Tensor & mask, const at::Tensor & value) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::masked_fill_.Tensor", "self", self, common_device_, false);
@@ -390,65 +1064,6 @@ at::Tensor & wrapper_masked_fill__Tensor(at::Tensor & self, const at::Tensor & m
   check_device("aten::masked_fill_.Tensor", "value", value, common_device_, true);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
   return foo::native::masked_fill_tensor_(self, mask, value);
-}
-
-at::Tensor & wrapper_lerp_Scalar_out(const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::lerp.Scalar_out", "self", self, common_device_, true);
-  check_device("aten::lerp.Scalar_out", "end", end, common_device_, true);
-  check_device("aten::lerp.Scalar_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::lerp_scalar_out(self, end, weight, out);
-}
-
-at::Tensor wrapper_lerp_Scalar(const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::lerp.Scalar", "self", self, common_device_, true);
-  check_device("aten::lerp.Scalar", "end", end, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::lerp_scalar_out(self, end, weight, out);
-  return out;
-}
-
-at::Tensor & wrapper_lerp__Scalar(at::Tensor & self, const at::Tensor & end, const at::Scalar & weight) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::lerp_.Scalar", "self", self, common_device_, false);
-  check_device("aten::lerp_.Scalar", "end", end, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::lerp_scalar_out(self, end, weight, self);
-  return self;
-}
-
-at::Tensor & wrapper_lerp_Tensor_out(const at::Tensor & self, const at::Tensor & end, const at::Tensor & weight, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::lerp.Tensor_out", "self", self, common_device_, true);
-  check_device("aten::lerp.Tensor_out", "end", end, common_device_, true);
-  check_device("aten::lerp.Tensor_out", "weight", weight, common_device_, true);
-  check_device("aten::lerp.Tensor_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::lerp_tensor_out(self, end, weight, out);
-}
-
-at::Tensor wrapper_lerp_Tensor(const at::Tensor & self, const at::Tensor & end, const at::Tensor & weight) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::lerp.Tensor", "self", self, common_device_, true);
-  check_device("aten::lerp.Tensor", "end", end, common_device_, true);
-  check_device("aten::lerp.Tensor", "weight", weight, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::lerp_tensor_out(self, end, weight, out);
-  return out;
-}
-
-at::Tensor & wrapper_lerp__Tensor(at::Tensor & self, const at::Tensor & end, const at::Tensor & weight) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::lerp_.Tensor", "self", self, common_device_, false);
-  check_device("aten::lerp_.Tensor", "end", end, common_device_, true);
-  check_device("aten::lerp_.Tensor", "weight", weight, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::lerp_tensor_out(self, end, weight, self);
-  return self;
 }
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper__native_batch_norm_legit_no_stats(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, bool training, double momentum, double eps) {
@@ -465,16 +1080,14 @@ at::Tensor & wrapper_upsample_linear1d_backward_grad_input(const at::Tensor & gr
   check_device("aten::upsample_linear1d_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::upsample_linear1d_backward.grad_input", "grad_input", grad_input, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::upsample_linear1d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), align_corners, scales, grad_input);
+  return at::wrapper_PrivateUse1_upsample_linear1d_backward_out_grad_input(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), align_corners, scales, grad_input);
 }
 
 at::Tensor wrapper_upsample_linear1d_backward(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, bool align_corners, ::std::optional<double> scales) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::upsample_linear1d_backward", "grad_output", grad_output, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor grad_input;  // undefined: the out kernel allocates it
-  foo::native::upsample_linear1d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), align_corners, scales, grad_input);
-  return grad_input;
+  return at::wrapper_PrivateUse1_upsample_linear1d_backward(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), align_corners, scales);
 }
 
 at::Tensor wrapper_embedding_dense_backward(const at::Tensor & grad_output, const at::Tensor & indices, c10::SymInt num_weights, c10::SymInt padding_idx, bool scale_grad_by_freq) {
@@ -492,7 +1105,7 @@ at::Tensor & wrapper_index_add_out(const at::Tensor & self, int64_t dim, const a
   check_device("aten::index_add.out", "source", source, common_device_, false);
   check_device("aten::index_add.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::index_add_out(self, dim, index, source, alpha, out);
+  return at::wrapper_PrivateUse1_index_add_out_out(self, dim, index, source, alpha, out);
 }
 
 at::Tensor wrapper_index_add(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha) {
@@ -501,9 +1114,7 @@ at::Tensor wrapper_index_add(const at::Tensor & self, int64_t dim, const at::Ten
   check_device("aten::index_add", "index", index, common_device_, false);
   check_device("aten::index_add", "source", source, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::index_add_out(self, dim, index, source, alpha, out);
-  return out;
+  return at::wrapper_PrivateUse1_index_add(self, dim, index, source, alpha);
 }
 
 at::Tensor & wrapper_index_add_(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha) {
@@ -512,8 +1123,7 @@ at::Tensor & wrapper_index_add_(at::Tensor & self, int64_t dim, const at::Tensor
   check_device("aten::index_add_", "index", index, common_device_, false);
   check_device("aten::index_add_", "source", source, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::index_add_out(self, dim, index, source, alpha, self);
-  return self;
+  return at::wrapper_PrivateUse1_index_add_(self, dim, index, source, alpha);
 }
 
 at::Tensor & wrapper_scatter_value_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, at::Tensor & out) {
@@ -522,7 +1132,7 @@ at::Tensor & wrapper_scatter_value_out(const at::Tensor & self, int64_t dim, con
   check_device("aten::scatter.value_out", "index", index, common_device_, false);
   check_device("aten::scatter.value_out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::scatter_value_out(self, dim, index, value, out);
+  return at::wrapper_PrivateUse1_scatter_out_value_out(self, dim, index, value, out);
 }
 
 at::Tensor wrapper_scatter_value(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value) {
@@ -530,9 +1140,7 @@ at::Tensor wrapper_scatter_value(const at::Tensor & self, int64_t dim, const at:
   check_device("aten::scatter.value", "self", self, common_device_, false);
   check_device("aten::scatter.value", "index", index, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::scatter_value_out(self, dim, index, value, out);
-  return out;
+  return at::wrapper_PrivateUse1_scatter_value(self, dim, index, value);
 }
 
 at::Tensor & wrapper_scatter__value(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value) {
@@ -540,8 +1148,7 @@ at::Tensor & wrapper_scatter__value(at::Tensor & self, int64_t dim, const at::Te
   check_device("aten::scatter_.value", "self", self, common_device_, false);
   check_device("aten::scatter_.value", "index", index, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::scatter_value_out(self, dim, index, value, self);
-  return self;
+  return at::wrapper_PrivateUse1_scatter__value(self, dim, index, value);
 }
 
 at::Tensor & wrapper_masked_select_out(const at::Tensor & self, const at::Tensor & mask, at::Tensor & out) {
@@ -568,16 +1175,14 @@ at::Tensor & wrapper_any_out(const at::Tensor & self, int64_t dim, bool keepdim,
   check_device("aten::any.out", "self", self, common_device_, false);
   check_device("aten::any.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::any_dim_out(self, dim, keepdim, out);
+  return at::wrapper_PrivateUse1_any_out_out(self, dim, keepdim, out);
 }
 
 at::Tensor wrapper_any_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::any.dim", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::any_dim_out(self, dim, keepdim, out);
-  return out;
+  return at::wrapper_PrivateUse1_any_dim(self, dim, keepdim);
 }
 
 }  // namespace
@@ -587,10 +1192,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_copy_from", TORCH_FN(wrapper__copy_from));
   m.impl("bernoulli.out", TORCH_FN(wrapper_bernoulli_out));
   m.impl("bernoulli", TORCH_FN(wrapper_bernoulli));
+  m.impl("normal.Tensor_float_out", TORCH_FN(wrapper_normal_Tensor_float_out));
+  m.impl("normal.Tensor_float", TORCH_FN(wrapper_normal_Tensor_float));
+  m.impl("rrelu_with_noise.out", TORCH_FN(wrapper_rrelu_with_noise_out));
+  m.impl("randperm.generator_out", TORCH_FN(wrapper_randperm_generator_out));
   m.impl("fill_.Tensor", TORCH_FN(wrapper_fill__Tensor));
-  m.impl("div.out_mode", TORCH_FN(wrapper_div_out_mode));
-  m.impl("div.Tensor_mode", TORCH_FN(wrapper_div_Tensor_mode));
-  m.impl("div_.Tensor_mode", TORCH_FN(wrapper_div__Tensor_mode));
   m.impl("_softmax.out", TORCH_FN(wrapper__softmax_out));
   m.impl("_softmax", TORCH_FN(wrapper__softmax));
   m.impl("_log_softmax.out", TORCH_FN(wrapper__log_softmax_out));
@@ -601,33 +1207,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("nll_loss2d_forward", TORCH_FN(wrapper_nll_loss2d_forward));
   m.impl("mm.out", TORCH_FN(wrapper_mm_out));
   m.impl("mm", TORCH_FN(wrapper_mm));
-  m.impl("sigmoid_backward.grad_input", TORCH_FN(wrapper_sigmoid_backward_grad_input));
-  m.impl("sigmoid_backward", TORCH_FN(wrapper_sigmoid_backward));
-  m.impl("maximum.out", TORCH_FN(wrapper_maximum_out));
-  m.impl("maximum", TORCH_FN(wrapper_maximum));
   m.impl("rsub.Tensor", TORCH_FN(wrapper_rsub_Tensor));
-  m.impl("le.Tensor_out", TORCH_FN(wrapper_le_Tensor_out));
-  m.impl("le.Tensor", TORCH_FN(wrapper_le_Tensor));
-  m.impl("le_.Tensor", TORCH_FN(wrapper_le__Tensor));
-  m.impl("le.Scalar_out", TORCH_FN(wrapper_le_Scalar_out));
-  m.impl("le.Scalar", TORCH_FN(wrapper_le_Scalar));
-  m.impl("le_.Scalar", TORCH_FN(wrapper_le__Scalar));
-  m.impl("gt.Tensor_out", TORCH_FN(wrapper_gt_Tensor_out));
-  m.impl("gt.Tensor", TORCH_FN(wrapper_gt_Tensor));
-  m.impl("gt_.Tensor", TORCH_FN(wrapper_gt__Tensor));
-  m.impl("gt.Scalar_out", TORCH_FN(wrapper_gt_Scalar_out));
-  m.impl("gt.Scalar", TORCH_FN(wrapper_gt_Scalar));
-  m.impl("gt_.Scalar", TORCH_FN(wrapper_gt__Scalar));
-  m.impl("logical_and.out", TORCH_FN(wrapper_logical_and_out));
-  m.impl("logical_and", TORCH_FN(wrapper_logical_and));
-  m.impl("logical_and_", TORCH_FN(wrapper_logical_and_));
   m.impl("masked_fill_.Tensor", TORCH_FN(wrapper_masked_fill__Tensor));
-  m.impl("lerp.Scalar_out", TORCH_FN(wrapper_lerp_Scalar_out));
-  m.impl("lerp.Scalar", TORCH_FN(wrapper_lerp_Scalar));
-  m.impl("lerp_.Scalar", TORCH_FN(wrapper_lerp__Scalar));
-  m.impl("lerp.Tensor_out", TORCH_FN(wrapper_lerp_Tensor_out));
-  m.impl("lerp.Tensor", TORCH_FN(wrapper_lerp_Tensor));
-  m.impl("lerp_.Tensor", TORCH_FN(wrapper_lerp__Tensor));
   m.impl("_native_batch_norm_legit.no_stats", TORCH_FN(wrapper__native_batch_norm_legit_no_stats));
   m.impl("upsample_linear1d_backward.grad_input", TORCH_FN(wrapper_upsample_linear1d_backward_grad_input));
   m.impl("upsample_linear1d_backward", TORCH_FN(wrapper_upsample_linear1d_backward));

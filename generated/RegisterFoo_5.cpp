@@ -6,17 +6,14 @@
 
 #include "aten/device_check.h"
 #include "native/reshape_alias.h"
+#include "native/rrelu_with_noise.h"
+#include "native/multinomial_out.h"
 #include "native/bmm_out.h"
 #include "native/mean_out.h"
 #include "native/max_dim_out.h"
 #include "native/argmin_out.h"
 #include "native/std_out.h"
 #include "native/var_mean_out.h"
-#include "native/neg_out.h"
-#include "native/sign_out.h"
-#include "native/silu_out.h"
-#include "native/silu_backward_out.h"
-#include "native/bitwise_not_out.h"
 #include "native/masked_fill_scalar_.h"
 #include "native/fused_rms_norm.h"
 #include "native/adaptive_avg_pool2d.h"
@@ -28,6 +25,995 @@
 #include "native/cumprod_out.h"
 #include "native/topk_out.h"
 #include "native/all_dims_out.h"
+#include "native/thnn_fused_lstm_cell.h"
+#include "FooStructured.h"
+
+// torchgen's code as generated for CPU/CUDA: an in-place set_output ignores the strides it gets.
+C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED("-Wunused-parameter")
+namespace at {
+namespace {
+
+// torchgen's StructuredRegisterDispatchKey: meta() (ATen's checks, set_output) then impl().
+struct structured_bmm_out_out final : public ::foo::native::structured_bmm_out {
+    structured_bmm_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_bmm_out_out(const at::Tensor & self, const at::Tensor & mat2, at::Tensor & out) {
+structured_bmm_out_out op(out);
+op.meta(self, mat2);
+op.impl(self, mat2, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_bmm_out_functional final : public ::foo::native::structured_bmm_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_bmm(const at::Tensor & self, const at::Tensor & mat2) {
+structured_bmm_out_functional op;
+op.meta(self, mat2);
+op.impl(self, mat2, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_mean_out_out final : public ::foo::native::structured_mean_out {
+    structured_mean_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_mean_out_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+structured_mean_out_out op(out);
+op.meta(self, dim, keepdim, dtype);
+op.impl(self, dim, keepdim, dtype, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_mean_out_functional final : public ::foo::native::structured_mean_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
+structured_mean_out_functional op;
+op.meta(self, dim, keepdim, dtype);
+op.impl(self, dim, keepdim, dtype, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_max_dim_out_out final : public ::foo::native::structured_max_dim_out {
+    structured_max_dim_out_out(Tensor& out0, Tensor& out1) : outputs_{ std::ref(out0), std::ref(out1) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 2> outputs_;
+    std::array<::std::optional<Tensor>, 2> proxy_outputs_;
+};
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_PrivateUse1_max_out_dim_max(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & max, at::Tensor & max_values) {
+structured_max_dim_out_out op(max, max_values);
+auto precompute = op.meta(self, dim, keepdim);
+(void)precompute;
+op.impl(self, precompute.dim, keepdim, op.maybe_get_output(0), op.maybe_get_output(1));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+if (op.proxy_outputs_[1].has_value()) op.outputs_[1].get().copy_(*op.proxy_outputs_[1]);
+return std::forward_as_tuple(max, max_values);
+}
+
+struct structured_max_dim_out_functional final : public ::foo::native::structured_max_dim_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 2> outputs_;
+};
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_PrivateUse1_max_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+structured_max_dim_out_functional op;
+auto precompute = op.meta(self, dim, keepdim);
+(void)precompute;
+op.impl(self, precompute.dim, keepdim, op.outputs_[0], op.outputs_[1]);
+return std::make_tuple(std::move(op.outputs_[0]), std::move(op.outputs_[1]));
+}
+
+struct structured_argmin_out_out final : public ::foo::native::structured_argmin_out {
+    structured_argmin_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_argmin_out_out(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, at::Tensor & out) {
+structured_argmin_out_out op(out);
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_argmin_out_functional final : public ::foo::native::structured_argmin_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_argmin(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim) {
+structured_argmin_out_functional op;
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_adaptive_max_pool2d_backward_out_out final : public ::foo::native::structured_adaptive_max_pool2d_backward_out {
+    structured_adaptive_max_pool2d_backward_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_adaptive_max_pool2d_backward_out_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices, at::Tensor & grad_input) {
+structured_adaptive_max_pool2d_backward_out_out op(grad_input);
+op.meta(grad_output, self, indices);
+op.impl(grad_output, self, indices, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return grad_input;
+}
+
+struct structured_adaptive_max_pool2d_backward_out_functional final : public ::foo::native::structured_adaptive_max_pool2d_backward_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_adaptive_max_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices) {
+structured_adaptive_max_pool2d_backward_out_functional op;
+op.meta(grad_output, self, indices);
+op.impl(grad_output, self, indices, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_upsample_nearest2d_out_out final : public ::foo::native::structured_upsample_nearest2d_out {
+    structured_upsample_nearest2d_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_upsample_nearest2d_out_out(const at::Tensor & self, at::IntArrayRef output_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & out) {
+structured_upsample_nearest2d_out_out op(out);
+op.meta(self, output_size, scales_h, scales_w);
+op.impl(self, output_size, scales_h, scales_w, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_upsample_nearest2d_out_functional final : public ::foo::native::structured_upsample_nearest2d_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_upsample_nearest2d(const at::Tensor & self, at::IntArrayRef output_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+structured_upsample_nearest2d_out_functional op;
+op.meta(self, output_size, scales_h, scales_w);
+op.impl(self, output_size, scales_h, scales_w, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_upsample_bilinear2d_backward_out_out final : public ::foo::native::structured_upsample_bilinear2d_backward_out {
+    structured_upsample_bilinear2d_backward_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_upsample_bilinear2d_backward_out_grad_input(const at::Tensor & grad_output, at::IntArrayRef output_size, at::IntArrayRef input_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & grad_input) {
+structured_upsample_bilinear2d_backward_out_out op(grad_input);
+op.meta(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
+op.impl(grad_output, output_size, input_size, align_corners, scales_h, scales_w, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return grad_input;
+}
+
+struct structured_upsample_bilinear2d_backward_out_functional final : public ::foo::native::structured_upsample_bilinear2d_backward_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_upsample_bilinear2d_backward(const at::Tensor & grad_output, at::IntArrayRef output_size, at::IntArrayRef input_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+structured_upsample_bilinear2d_backward_out_functional op;
+op.meta(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
+op.impl(grad_output, output_size, input_size, align_corners, scales_h, scales_w, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_cumprod_out_out final : public ::foo::native::structured_cumprod_out {
+    structured_cumprod_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_cumprod_out_out(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+structured_cumprod_out_out op(out);
+op.meta(self, dim, dtype);
+op.impl(self, dim, dtype, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_cumprod_out_functional final : public ::foo::native::structured_cumprod_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_cumprod(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+structured_cumprod_out_functional op;
+op.meta(self, dim, dtype);
+op.impl(self, dim, dtype, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_cumprod_out_inplace final : public ::foo::native::structured_cumprod_out {
+    structured_cumprod_out_inplace(Tensor& self) : outputs_{std::ref(self)} {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_cumprod_(at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+structured_cumprod_out_inplace op(self);
+op.meta(self, dim, dtype);
+op.impl(self, dim, dtype, op.outputs_[0]);
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return self;
+}
+
+struct structured_topk_out_out final : public ::foo::native::structured_topk_out {
+    structured_topk_out_out(Tensor& out0, Tensor& out1) : outputs_{ std::ref(out0), std::ref(out1) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 2> outputs_;
+    std::array<::std::optional<Tensor>, 2> proxy_outputs_;
+};
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_PrivateUse1_topk_out_values(const at::Tensor & self, int64_t k, int64_t dim, bool largest, bool sorted, at::Tensor & values, at::Tensor & indices) {
+structured_topk_out_out op(values, indices);
+op.meta(self, k, dim, largest, sorted);
+op.impl(self, k, dim, largest, sorted, op.maybe_get_output(0), op.maybe_get_output(1));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+if (op.proxy_outputs_[1].has_value()) op.outputs_[1].get().copy_(*op.proxy_outputs_[1]);
+return std::forward_as_tuple(values, indices);
+}
+
+struct structured_topk_out_functional final : public ::foo::native::structured_topk_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 2> outputs_;
+};
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_PrivateUse1_topk(const at::Tensor & self, int64_t k, int64_t dim, bool largest, bool sorted) {
+structured_topk_out_functional op;
+op.meta(self, k, dim, largest, sorted);
+op.impl(self, k, dim, largest, sorted, op.outputs_[0], op.outputs_[1]);
+return std::make_tuple(std::move(op.outputs_[0]), std::move(op.outputs_[1]));
+}
+
+struct structured_all_dims_out_out final : public ::foo::native::structured_all_dims_out {
+    structured_all_dims_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_all_out_dims_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, at::Tensor & out) {
+structured_all_dims_out_out op(out);
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_all_dims_out_functional final : public ::foo::native::structured_all_dims_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_all_dims(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim) {
+structured_all_dims_out_functional op;
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+}  // namespace
+}  // namespace at
+C10_DIAGNOSTIC_POP()
 
 namespace {
 
@@ -37,8 +1023,32 @@ using foo::native::note_device;
 at::Tensor wrapper__reshape_alias(const at::Tensor & self, c10::SymIntArrayRef size, c10::SymIntArrayRef stride) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_reshape_alias", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
   return foo::native::reshape_alias(self, C10_AS_INTARRAYREF_SLOW(size), C10_AS_INTARRAYREF_SLOW(stride));
+}
+
+at::Tensor wrapper_rrelu_with_noise(const at::Tensor & self, at::Tensor & noise, const at::Scalar & lower, const at::Scalar & upper, bool training, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::rrelu_with_noise", "self", self, common_device_, false);
+  check_device("aten::rrelu_with_noise", "noise", noise, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::rrelu_with_noise(self, noise, lower, upper, training, generator);
+}
+
+at::Tensor & wrapper_multinomial_out(const at::Tensor & self, c10::SymInt num_samples, bool replacement, ::std::optional<at::Generator> generator, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::multinomial.out", "self", self, common_device_, false);
+  check_device("aten::multinomial.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::multinomial_out(self, num_samples.guard_int(__FILE__, __LINE__), replacement, generator, out);
+}
+
+at::Tensor wrapper_multinomial(const at::Tensor & self, c10::SymInt num_samples, bool replacement, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::multinomial", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::multinomial_out(self, num_samples.guard_int(__FILE__, __LINE__), replacement, generator, out);
+  return out;
 }
 
 at::Tensor & wrapper_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::Tensor & out) {
@@ -47,7 +1057,7 @@ at::Tensor & wrapper_bmm_out(const at::Tensor & self, const at::Tensor & mat2, a
   check_device("aten::bmm.out", "mat2", mat2, common_device_, false);
   check_device("aten::bmm.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::bmm_out(self, mat2, out);
+  return at::wrapper_PrivateUse1_bmm_out_out(self, mat2, out);
 }
 
 at::Tensor wrapper_bmm(const at::Tensor & self, const at::Tensor & mat2) {
@@ -55,9 +1065,7 @@ at::Tensor wrapper_bmm(const at::Tensor & self, const at::Tensor & mat2) {
   check_device("aten::bmm", "self", self, common_device_, false);
   check_device("aten::bmm", "mat2", mat2, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::bmm_out(self, mat2, out);
-  return out;
+  return at::wrapper_PrivateUse1_bmm(self, mat2);
 }
 
 at::Tensor & wrapper_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
@@ -65,16 +1073,14 @@ at::Tensor & wrapper_mean_out(const at::Tensor & self, at::OptionalIntArrayRef d
   check_device("aten::mean.out", "self", self, common_device_, false);
   check_device("aten::mean.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::mean_out(self, dim, keepdim, dtype, out);
+  return at::wrapper_PrivateUse1_mean_out_out(self, dim, keepdim, dtype, out);
 }
 
 at::Tensor wrapper_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::mean.dim", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::mean_out(self, dim, keepdim, dtype, out);
-  return out;
+  return at::wrapper_PrivateUse1_mean_dim(self, dim, keepdim, dtype);
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_max_dim_max(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & max, at::Tensor & max_values) {
@@ -83,17 +1089,14 @@ at::Tensor wrapper_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim
   check_device("aten::max.dim_max", "max", max, common_device_, false);
   check_device("aten::max.dim_max", "max_values", max_values, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::max_dim_out(self, dim, keepdim, max, max_values);
+  return at::wrapper_PrivateUse1_max_out_dim_max(self, dim, keepdim, max, max_values);
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper_max_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::max.dim", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor max;  // undefined: the out kernel allocates it
-  at::Tensor max_values;  // undefined: the out kernel allocates it
-  foo::native::max_dim_out(self, dim, keepdim, max, max_values);
-  return ::std::tuple<at::Tensor,at::Tensor>(max, max_values);
+  return at::wrapper_PrivateUse1_max_dim(self, dim, keepdim);
 }
 
 at::Tensor & wrapper_argmin_out(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, at::Tensor & out) {
@@ -101,16 +1104,14 @@ at::Tensor & wrapper_argmin_out(const at::Tensor & self, ::std::optional<int64_t
   check_device("aten::argmin.out", "self", self, common_device_, false);
   check_device("aten::argmin.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::argmin_out(self, dim, keepdim, out);
+  return at::wrapper_PrivateUse1_argmin_out_out(self, dim, keepdim, out);
 }
 
 at::Tensor wrapper_argmin(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::argmin", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::argmin_out(self, dim, keepdim, out);
-  return out;
+  return at::wrapper_PrivateUse1_argmin(self, dim, keepdim);
 }
 
 at::Tensor & wrapper_std_correction_out(const at::Tensor & self, at::OptionalIntArrayRef dim, const ::std::optional<at::Scalar> & correction, bool keepdim, at::Tensor & out) {
@@ -149,125 +1150,6 @@ at::Tensor wrapper_std_correction(const at::Tensor & self, at::OptionalIntArrayR
   return ::std::tuple<at::Tensor,at::Tensor>(out0, out1);
 }
 
-at::Tensor & wrapper_neg_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::neg.out", "self", self, common_device_, true);
-  check_device("aten::neg.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::neg_out(self, out);
-}
-
-at::Tensor wrapper_neg(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::neg", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::neg_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_neg_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::neg_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::neg_out(self, self);
-  return self;
-}
-
-at::Tensor & wrapper_sign_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sign.out", "self", self, common_device_, true);
-  check_device("aten::sign.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::sign_out(self, out);
-}
-
-at::Tensor wrapper_sign(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sign", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::sign_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_sign_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sign_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::sign_out(self, self);
-  return self;
-}
-
-at::Tensor & wrapper_silu_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::silu.out", "self", self, common_device_, true);
-  check_device("aten::silu.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::silu_out(self, out);
-}
-
-at::Tensor wrapper_silu(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::silu", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::silu_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_silu_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::silu_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::silu_out(self, self);
-  return self;
-}
-
-at::Tensor & wrapper_silu_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::Tensor & grad_input) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::silu_backward.grad_input", "grad_output", grad_output, common_device_, true);
-  check_device("aten::silu_backward.grad_input", "self", self, common_device_, true);
-  check_device("aten::silu_backward.grad_input", "grad_input", grad_input, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::silu_backward_out(grad_output, self, grad_input);
-}
-
-at::Tensor wrapper_silu_backward(const at::Tensor & grad_output, const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::silu_backward", "grad_output", grad_output, common_device_, true);
-  check_device("aten::silu_backward", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor grad_input;  // undefined: the out kernel allocates it
-  foo::native::silu_backward_out(grad_output, self, grad_input);
-  return grad_input;
-}
-
-at::Tensor & wrapper_bitwise_not_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::bitwise_not.out", "self", self, common_device_, true);
-  check_device("aten::bitwise_not.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::bitwise_not_out(self, out);
-}
-
-at::Tensor wrapper_bitwise_not(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::bitwise_not", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::bitwise_not_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_bitwise_not_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::bitwise_not_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::bitwise_not_out(self, self);
-  return self;
-}
-
 at::Tensor & wrapper_masked_fill__Scalar(at::Tensor & self, const at::Tensor & mask, const at::Scalar & value) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::masked_fill_.Scalar", "self", self, common_device_, false);
@@ -298,7 +1180,7 @@ at::Tensor & wrapper_adaptive_max_pool2d_backward_grad_input(const at::Tensor & 
   check_device("aten::adaptive_max_pool2d_backward.grad_input", "indices", indices, common_device_, false);
   check_device("aten::adaptive_max_pool2d_backward.grad_input", "grad_input", grad_input, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::adaptive_max_pool2d_backward_out(grad_output, self, indices, grad_input);
+  return at::wrapper_PrivateUse1_adaptive_max_pool2d_backward_out_grad_input(grad_output, self, indices, grad_input);
 }
 
 at::Tensor wrapper_adaptive_max_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices) {
@@ -307,9 +1189,7 @@ at::Tensor wrapper_adaptive_max_pool2d_backward(const at::Tensor & grad_output, 
   check_device("aten::adaptive_max_pool2d_backward", "self", self, common_device_, false);
   check_device("aten::adaptive_max_pool2d_backward", "indices", indices, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor grad_input;  // undefined: the out kernel allocates it
-  foo::native::adaptive_max_pool2d_backward_out(grad_output, self, indices, grad_input);
-  return grad_input;
+  return at::wrapper_PrivateUse1_adaptive_max_pool2d_backward(grad_output, self, indices);
 }
 
 at::Tensor & wrapper_upsample_nearest2d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & out) {
@@ -317,16 +1197,14 @@ at::Tensor & wrapper_upsample_nearest2d_out(const at::Tensor & self, c10::SymInt
   check_device("aten::upsample_nearest2d.out", "self", self, common_device_, false);
   check_device("aten::upsample_nearest2d.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::upsample_nearest2d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), scales_h, scales_w, out);
+  return at::wrapper_PrivateUse1_upsample_nearest2d_out_out(self, C10_AS_INTARRAYREF_SLOW(output_size), scales_h, scales_w, out);
 }
 
 at::Tensor wrapper_upsample_nearest2d(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::upsample_nearest2d", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::upsample_nearest2d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), scales_h, scales_w, out);
-  return out;
+  return at::wrapper_PrivateUse1_upsample_nearest2d(self, C10_AS_INTARRAYREF_SLOW(output_size), scales_h, scales_w);
 }
 
 at::Tensor & wrapper_upsample_bilinear2d_backward_grad_input(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & grad_input) {
@@ -334,16 +1212,14 @@ at::Tensor & wrapper_upsample_bilinear2d_backward_grad_input(const at::Tensor & 
   check_device("aten::upsample_bilinear2d_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::upsample_bilinear2d_backward.grad_input", "grad_input", grad_input, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::upsample_bilinear2d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), align_corners, scales_h, scales_w, grad_input);
+  return at::wrapper_PrivateUse1_upsample_bilinear2d_backward_out_grad_input(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), align_corners, scales_h, scales_w, grad_input);
 }
 
 at::Tensor wrapper_upsample_bilinear2d_backward(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::upsample_bilinear2d_backward", "grad_output", grad_output, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor grad_input;  // undefined: the out kernel allocates it
-  foo::native::upsample_bilinear2d_backward_out(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), align_corners, scales_h, scales_w, grad_input);
-  return grad_input;
+  return at::wrapper_PrivateUse1_upsample_bilinear2d_backward(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), align_corners, scales_h, scales_w);
 }
 
 at::Tensor wrapper_flip(const at::Tensor & self, at::IntArrayRef dims) {
@@ -356,7 +1232,6 @@ at::Tensor wrapper_flip(const at::Tensor & self, at::IntArrayRef dims) {
 at::Tensor wrapper_unfold(const at::Tensor & self, int64_t dimension, int64_t size, int64_t step) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::unfold", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
   return foo::native::unfold(self, dimension, size, step);
 }
 
@@ -365,24 +1240,21 @@ at::Tensor & wrapper_cumprod_out(const at::Tensor & self, int64_t dim, ::std::op
   check_device("aten::cumprod.out", "self", self, common_device_, false);
   check_device("aten::cumprod.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::cumprod_out(self, dim, dtype, out);
+  return at::wrapper_PrivateUse1_cumprod_out_out(self, dim, dtype, out);
 }
 
 at::Tensor wrapper_cumprod(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::cumprod", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::cumprod_out(self, dim, dtype, out);
-  return out;
+  return at::wrapper_PrivateUse1_cumprod(self, dim, dtype);
 }
 
 at::Tensor & wrapper_cumprod_(at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::cumprod_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::cumprod_out(self, dim, dtype, self);
-  return self;
+  return at::wrapper_PrivateUse1_cumprod_(self, dim, dtype);
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_topk_values(const at::Tensor & self, c10::SymInt k, int64_t dim, bool largest, bool sorted, at::Tensor & values, at::Tensor & indices) {
@@ -391,17 +1263,14 @@ at::Tensor & wrapper_cumprod_(at::Tensor & self, int64_t dim, ::std::optional<at
   check_device("aten::topk.values", "values", values, common_device_, false);
   check_device("aten::topk.values", "indices", indices, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::topk_out(self, k.guard_int(__FILE__, __LINE__), dim, largest, sorted, values, indices);
+  return at::wrapper_PrivateUse1_topk_out_values(self, k.guard_int(__FILE__, __LINE__), dim, largest, sorted, values, indices);
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper_topk(const at::Tensor & self, c10::SymInt k, int64_t dim, bool largest, bool sorted) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::topk", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor values;  // undefined: the out kernel allocates it
-  at::Tensor indices;  // undefined: the out kernel allocates it
-  foo::native::topk_out(self, k.guard_int(__FILE__, __LINE__), dim, largest, sorted, values, indices);
-  return ::std::tuple<at::Tensor,at::Tensor>(values, indices);
+  return at::wrapper_PrivateUse1_topk(self, k.guard_int(__FILE__, __LINE__), dim, largest, sorted);
 }
 
 at::Tensor & wrapper_all_dims_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, at::Tensor & out) {
@@ -409,22 +1278,34 @@ at::Tensor & wrapper_all_dims_out(const at::Tensor & self, at::OptionalIntArrayR
   check_device("aten::all.dims_out", "self", self, common_device_, false);
   check_device("aten::all.dims_out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::all_dims_out(self, dim, keepdim, out);
+  return at::wrapper_PrivateUse1_all_out_dims_out(self, dim, keepdim, out);
 }
 
 at::Tensor wrapper_all_dims(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::all.dims", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::all_dims_out(self, dim, keepdim, out);
-  return out;
+  return at::wrapper_PrivateUse1_all_dims(self, dim, keepdim);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper__thnn_fused_lstm_cell(const at::Tensor & input_gates, const at::Tensor & hidden_gates, const at::Tensor & cx, const ::std::optional<at::Tensor> & input_bias, const ::std::optional<at::Tensor> & hidden_bias) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_thnn_fused_lstm_cell", "input_gates", input_gates, common_device_, false);
+  check_device("aten::_thnn_fused_lstm_cell", "hidden_gates", hidden_gates, common_device_, false);
+  check_device("aten::_thnn_fused_lstm_cell", "cx", cx, common_device_, false);
+  check_device("aten::_thnn_fused_lstm_cell", "input_bias", input_bias, common_device_, false);
+  check_device("aten::_thnn_fused_lstm_cell", "hidden_bias", hidden_bias, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::thnn_fused_lstm_cell(input_gates, hidden_gates, cx, input_bias, hidden_bias);
 }
 
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_reshape_alias", TORCH_FN(wrapper__reshape_alias));
+  m.impl("rrelu_with_noise", TORCH_FN(wrapper_rrelu_with_noise));
+  m.impl("multinomial.out", TORCH_FN(wrapper_multinomial_out));
+  m.impl("multinomial", TORCH_FN(wrapper_multinomial));
   m.impl("bmm.out", TORCH_FN(wrapper_bmm_out));
   m.impl("bmm", TORCH_FN(wrapper_bmm));
   m.impl("mean.out", TORCH_FN(wrapper_mean_out));
@@ -437,20 +1318,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("std.correction", TORCH_FN(wrapper_std_correction));
   m.impl("var_mean.correction_out", TORCH_FN(wrapper_var_mean_correction_out));
   m.impl("var_mean.correction", TORCH_FN(wrapper_var_mean_correction));
-  m.impl("neg.out", TORCH_FN(wrapper_neg_out));
-  m.impl("neg", TORCH_FN(wrapper_neg));
-  m.impl("neg_", TORCH_FN(wrapper_neg_));
-  m.impl("sign.out", TORCH_FN(wrapper_sign_out));
-  m.impl("sign", TORCH_FN(wrapper_sign));
-  m.impl("sign_", TORCH_FN(wrapper_sign_));
-  m.impl("silu.out", TORCH_FN(wrapper_silu_out));
-  m.impl("silu", TORCH_FN(wrapper_silu));
-  m.impl("silu_", TORCH_FN(wrapper_silu_));
-  m.impl("silu_backward.grad_input", TORCH_FN(wrapper_silu_backward_grad_input));
-  m.impl("silu_backward", TORCH_FN(wrapper_silu_backward));
-  m.impl("bitwise_not.out", TORCH_FN(wrapper_bitwise_not_out));
-  m.impl("bitwise_not", TORCH_FN(wrapper_bitwise_not));
-  m.impl("bitwise_not_", TORCH_FN(wrapper_bitwise_not_));
   m.impl("masked_fill_.Scalar", TORCH_FN(wrapper_masked_fill__Scalar));
   m.impl("_fused_rms_norm", TORCH_FN(wrapper__fused_rms_norm));
   m.impl("_adaptive_avg_pool2d", TORCH_FN(wrapper__adaptive_avg_pool2d));
@@ -469,4 +1336,5 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("topk", TORCH_FN(wrapper_topk));
   m.impl("all.dims_out", TORCH_FN(wrapper_all_dims_out));
   m.impl("all.dims", TORCH_FN(wrapper_all_dims));
+  m.impl("_thnn_fused_lstm_cell", TORCH_FN(wrapper__thnn_fused_lstm_cell));
 }

@@ -8,11 +8,11 @@
 #include "native/view.h"
 #include "native/set_source_storage_offset.h"
 #include "native/uniform_.h"
+#include "native/log_normal_.h"
+#include "native/normal_float_tensor_out.h"
+#include "native/amp_non_finite_check_and_unscale_.h"
 #include "native/arange_out.h"
 #include "native/nll_loss2d_backward_out.h"
-#include "native/abs_out.h"
-#include "native/logical_xor_out.h"
-#include "native/clamp_out.h"
 #include "native/convolution_overrideable.h"
 #include "native/convolution_backward_overrideable.h"
 #include "native/upsample_linear1d_out.h"
@@ -21,6 +21,203 @@
 #include "native/embedding.h"
 #include "native/masked_scatter_.h"
 #include "native/roll.h"
+#include "FooStructured.h"
+
+// torchgen's code as generated for CPU/CUDA: an in-place set_output ignores the strides it gets.
+C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED("-Wunused-parameter")
+namespace at {
+namespace {
+
+// torchgen's StructuredRegisterDispatchKey: meta() (ATen's checks, set_output) then impl().
+struct structured_upsample_linear1d_out_out final : public ::foo::native::structured_upsample_linear1d_out {
+    structured_upsample_linear1d_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_upsample_linear1d_out_out(const at::Tensor & self, at::IntArrayRef output_size, bool align_corners, ::std::optional<double> scales, at::Tensor & out) {
+structured_upsample_linear1d_out_out op(out);
+op.meta(self, output_size, align_corners, scales);
+op.impl(self, output_size, align_corners, scales, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_upsample_linear1d_out_functional final : public ::foo::native::structured_upsample_linear1d_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_upsample_linear1d(const at::Tensor & self, at::IntArrayRef output_size, bool align_corners, ::std::optional<double> scales) {
+structured_upsample_linear1d_out_functional op;
+op.meta(self, output_size, align_corners, scales);
+op.impl(self, output_size, align_corners, scales, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_index_out_out final : public ::foo::native::structured_index_out {
+    structured_index_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+        ::foo::native::structured_index_out::set_output_raw_strided(output_idx, sizes, strides, options);
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+        ::foo::native::structured_index_out::set_output_raw_strided(output_idx, sizes, strides, options);
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_index_out_Tensor_out(const at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices, at::Tensor & out) {
+structured_index_out_out op(out);
+auto precompute = op.meta(self, at::IOptTensorListRef(indices));
+(void)precompute;
+op.impl(self, precompute.sizes, precompute.strides, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_index_out_functional final : public ::foo::native::structured_index_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+        ::foo::native::structured_index_out::set_output_raw_strided(output_idx, sizes, strides, options);
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+        ::foo::native::structured_index_out::set_output_raw_strided(output_idx, sizes, strides, options);
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_index_Tensor(const at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices) {
+structured_index_out_functional op;
+auto precompute = op.meta(self, at::IOptTensorListRef(indices));
+(void)precompute;
+op.impl(self, precompute.sizes, precompute.strides, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+}  // namespace
+}  // namespace at
+C10_DIAGNOSTIC_POP()
 
 namespace {
 
@@ -30,14 +227,12 @@ using foo::native::note_device;
 at::Tensor wrapper_view(const at::Tensor & self, c10::SymIntArrayRef size) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::view", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
   return foo::native::view(self, C10_AS_INTARRAYREF_SLOW(size));
 }
 
 at::Tensor & wrapper_set__source_Storage_storage_offset(at::Tensor & self, at::Storage source, c10::SymInt storage_offset, c10::SymIntArrayRef size, c10::SymIntArrayRef stride) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::set_.source_Storage_storage_offset", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
   return foo::native::set_source_storage_offset(self, source, storage_offset.guard_int(__FILE__, __LINE__), C10_AS_INTARRAYREF_SLOW(size), C10_AS_INTARRAYREF_SLOW(stride));
 }
 
@@ -46,6 +241,39 @@ at::Tensor & wrapper_uniform_(at::Tensor & self, double from, double to, ::std::
   check_device("aten::uniform_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
   return foo::native::uniform_(self, from, to, generator);
+}
+
+at::Tensor & wrapper_log_normal_(at::Tensor & self, double mean, double std, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::log_normal_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::log_normal_(self, mean, std, generator);
+}
+
+at::Tensor & wrapper_normal_float_Tensor_out(double mean, const at::Tensor & std, ::std::optional<at::Generator> generator, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::normal.float_Tensor_out", "std", std, common_device_, false);
+  check_device("aten::normal.float_Tensor_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::normal_float_tensor_out(mean, std, generator, out);
+}
+
+at::Tensor wrapper_normal_float_Tensor(double mean, const at::Tensor & std, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::normal.float_Tensor", "std", std, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::normal_float_tensor_out(mean, std, generator, out);
+  return out;
+}
+
+void wrapper__amp_foreach_non_finite_check_and_unscale_(at::TensorList self, at::Tensor & found_inf, const at::Tensor & inv_scale) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_amp_foreach_non_finite_check_and_unscale_", "self", self, common_device_, false);
+  check_device("aten::_amp_foreach_non_finite_check_and_unscale_", "found_inf", found_inf, common_device_, false);
+  check_device("aten::_amp_foreach_non_finite_check_and_unscale_", "inv_scale", inv_scale, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::amp_non_finite_check_and_unscale_(self, found_inf, inv_scale);
 }
 
 at::Tensor & wrapper_arange_start_out(const at::Scalar & start, const at::Scalar & end, const at::Scalar & step, at::Tensor & out) {
@@ -80,84 +308,6 @@ at::Tensor wrapper_nll_loss2d_backward(const at::Tensor & grad_output, const at:
   return grad_input;
 }
 
-at::Tensor & wrapper_abs_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::abs.out", "self", self, common_device_, true);
-  check_device("aten::abs.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::abs_out(self, out);
-}
-
-at::Tensor wrapper_abs(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::abs", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::abs_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_abs_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::abs_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::abs_out(self, self);
-  return self;
-}
-
-at::Tensor & wrapper_logical_xor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::logical_xor.out", "self", self, common_device_, true);
-  check_device("aten::logical_xor.out", "other", other, common_device_, true);
-  check_device("aten::logical_xor.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::logical_xor_out(self, other, out);
-}
-
-at::Tensor wrapper_logical_xor(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::logical_xor", "self", self, common_device_, true);
-  check_device("aten::logical_xor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::logical_xor_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_logical_xor_(at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::logical_xor_", "self", self, common_device_, false);
-  check_device("aten::logical_xor_", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::logical_xor_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_clamp_out(const at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp.out", "self", self, common_device_, true);
-  check_device("aten::clamp.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::clamp_out(self, min, max, out);
-}
-
-at::Tensor wrapper_clamp(const at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::clamp_out(self, min, max, out);
-  return out;
-}
-
-at::Tensor & wrapper_clamp_(at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::clamp_out(self, min, max, self);
-  return self;
-}
-
 at::Tensor wrapper_convolution_overrideable(const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation, bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::convolution_overrideable", "input", input, common_device_, false);
@@ -181,16 +331,14 @@ at::Tensor & wrapper_upsample_linear1d_out(const at::Tensor & self, c10::SymIntA
   check_device("aten::upsample_linear1d.out", "self", self, common_device_, false);
   check_device("aten::upsample_linear1d.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::upsample_linear1d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), align_corners, scales, out);
+  return at::wrapper_PrivateUse1_upsample_linear1d_out_out(self, C10_AS_INTARRAYREF_SLOW(output_size), align_corners, scales, out);
 }
 
 at::Tensor wrapper_upsample_linear1d(const at::Tensor & self, c10::SymIntArrayRef output_size, bool align_corners, ::std::optional<double> scales) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::upsample_linear1d", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::upsample_linear1d_out(self, C10_AS_INTARRAYREF_SLOW(output_size), align_corners, scales, out);
-  return out;
+  return at::wrapper_PrivateUse1_upsample_linear1d(self, C10_AS_INTARRAYREF_SLOW(output_size), align_corners, scales);
 }
 
 at::Tensor & wrapper_index_Tensor_out(const at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices, at::Tensor & out) {
@@ -199,7 +347,7 @@ at::Tensor & wrapper_index_Tensor_out(const at::Tensor & self, const c10::List<:
   check_device("aten::index.Tensor_out", "indices", indices, common_device_, false);
   check_device("aten::index.Tensor_out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::index_out(self, indices, out);
+  return at::wrapper_PrivateUse1_index_out_Tensor_out(self, indices, out);
 }
 
 at::Tensor wrapper_index_Tensor(const at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices) {
@@ -207,9 +355,7 @@ at::Tensor wrapper_index_Tensor(const at::Tensor & self, const c10::List<::std::
   check_device("aten::index.Tensor", "self", self, common_device_, false);
   check_device("aten::index.Tensor", "indices", indices, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::index_out(self, indices, out);
-  return out;
+  return at::wrapper_PrivateUse1_index_Tensor(self, indices);
 }
 
 at::Tensor & wrapper__index_put_impl_(at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices, const at::Tensor & values, bool accumulate, bool unsafe) {
@@ -251,18 +397,13 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("view", TORCH_FN(wrapper_view));
   m.impl("set_.source_Storage_storage_offset", TORCH_FN(wrapper_set__source_Storage_storage_offset));
   m.impl("uniform_", TORCH_FN(wrapper_uniform_));
+  m.impl("log_normal_", TORCH_FN(wrapper_log_normal_));
+  m.impl("normal.float_Tensor_out", TORCH_FN(wrapper_normal_float_Tensor_out));
+  m.impl("normal.float_Tensor", TORCH_FN(wrapper_normal_float_Tensor));
+  m.impl("_amp_foreach_non_finite_check_and_unscale_", TORCH_FN(wrapper__amp_foreach_non_finite_check_and_unscale_));
   m.impl("arange.start_out", TORCH_FN(wrapper_arange_start_out));
   m.impl("nll_loss2d_backward.grad_input", TORCH_FN(wrapper_nll_loss2d_backward_grad_input));
   m.impl("nll_loss2d_backward", TORCH_FN(wrapper_nll_loss2d_backward));
-  m.impl("abs.out", TORCH_FN(wrapper_abs_out));
-  m.impl("abs", TORCH_FN(wrapper_abs));
-  m.impl("abs_", TORCH_FN(wrapper_abs_));
-  m.impl("logical_xor.out", TORCH_FN(wrapper_logical_xor_out));
-  m.impl("logical_xor", TORCH_FN(wrapper_logical_xor));
-  m.impl("logical_xor_", TORCH_FN(wrapper_logical_xor_));
-  m.impl("clamp.out", TORCH_FN(wrapper_clamp_out));
-  m.impl("clamp", TORCH_FN(wrapper_clamp));
-  m.impl("clamp_", TORCH_FN(wrapper_clamp_));
   m.impl("convolution_overrideable", TORCH_FN(wrapper_convolution_overrideable));
   m.impl("convolution_backward_overrideable", TORCH_FN(wrapper_convolution_backward_overrideable));
   m.impl("upsample_linear1d.out", TORCH_FN(wrapper_upsample_linear1d_out));

@@ -7,26 +7,14 @@
 #include "aten/device_check.h"
 #include "native/empty_memory_format.h"
 #include "native/set_source_storage.h"
+#include "native/rrelu_with_noise_.h"
+#include "native/view_as_complex.h"
 #include "native/linspace_out.h"
 #include "native/nll_loss_forward_out.h"
 #include "native/nll_loss_backward_out.h"
 #include "native/dot_out.h"
 #include "native/amax_out.h"
 #include "native/max_unary_out.h"
-#include "native/sqrt_out.h"
-#include "native/sigmoid_out.h"
-#include "native/gelu_backward_out.h"
-#include "native/tanh_backward_out.h"
-#include "native/eq_tensor_out.h"
-#include "native/eq_scalar_out.h"
-#include "native/ne_tensor_out.h"
-#include "native/ne_scalar_out.h"
-#include "native/lt_tensor_out.h"
-#include "native/lt_scalar_out.h"
-#include "native/ge_tensor_out.h"
-#include "native/ge_scalar_out.h"
-#include "native/clamp_tensor_out.h"
-#include "native/clamp_max_out.h"
 #include "native/fused_rms_norm_backward.h"
 #include "native/native_group_norm_backward.h"
 #include "native/native_batch_norm_out.h"
@@ -38,6 +26,624 @@
 #include "native/index_select_out.h"
 #include "native/scatter_value_reduce_out.h"
 #include "native/all_dim_out.h"
+#include "native/scaled_dot_product_fused_attention_overrideable.h"
+#include "FooStructured.h"
+
+// torchgen's code as generated for CPU/CUDA: an in-place set_output ignores the strides it gets.
+C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED("-Wunused-parameter")
+namespace at {
+namespace {
+
+// torchgen's StructuredRegisterDispatchKey: meta() (ATen's checks, set_output) then impl().
+struct structured_nll_loss_forward_out_out final : public ::foo::native::structured_nll_loss_forward_out {
+    structured_nll_loss_forward_out_out(Tensor& out0, Tensor& out1) : outputs_{ std::ref(out0), std::ref(out1) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 2> outputs_;
+    std::array<::std::optional<Tensor>, 2> proxy_outputs_;
+};
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_PrivateUse1_nll_loss_forward_out_output(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, at::Tensor & output, at::Tensor & total_weight) {
+structured_nll_loss_forward_out_out op(output, total_weight);
+op.meta(self, target, ((weight.has_value() && (*weight).defined()) ? at::OptionalTensorRef(*weight) : at::OptionalTensorRef()), reduction, ignore_index);
+op.impl(self, target, ((weight.has_value() && (*weight).defined()) ? at::OptionalTensorRef(*weight) : at::OptionalTensorRef()), reduction, ignore_index, op.maybe_get_output(0), op.maybe_get_output(1));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+if (op.proxy_outputs_[1].has_value()) op.outputs_[1].get().copy_(*op.proxy_outputs_[1]);
+return std::forward_as_tuple(output, total_weight);
+}
+
+struct structured_nll_loss_forward_out_functional final : public ::foo::native::structured_nll_loss_forward_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 2> outputs_;
+};
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_PrivateUse1_nll_loss_forward(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index) {
+structured_nll_loss_forward_out_functional op;
+op.meta(self, target, ((weight.has_value() && (*weight).defined()) ? at::OptionalTensorRef(*weight) : at::OptionalTensorRef()), reduction, ignore_index);
+op.impl(self, target, ((weight.has_value() && (*weight).defined()) ? at::OptionalTensorRef(*weight) : at::OptionalTensorRef()), reduction, ignore_index, op.outputs_[0], op.outputs_[1]);
+return std::make_tuple(std::move(op.outputs_[0]), std::move(op.outputs_[1]));
+}
+
+struct structured_nll_loss_backward_out_out final : public ::foo::native::structured_nll_loss_backward_out {
+    structured_nll_loss_backward_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_nll_loss_backward_out_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight, at::Tensor & grad_input) {
+structured_nll_loss_backward_out_out op(grad_input);
+op.meta(grad_output, self, target, ((weight.has_value() && (*weight).defined()) ? at::OptionalTensorRef(*weight) : at::OptionalTensorRef()), reduction, ignore_index, total_weight);
+op.impl(grad_output, self, target, ((weight.has_value() && (*weight).defined()) ? at::OptionalTensorRef(*weight) : at::OptionalTensorRef()), reduction, ignore_index, total_weight, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return grad_input;
+}
+
+struct structured_nll_loss_backward_out_functional final : public ::foo::native::structured_nll_loss_backward_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_nll_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight) {
+structured_nll_loss_backward_out_functional op;
+op.meta(grad_output, self, target, ((weight.has_value() && (*weight).defined()) ? at::OptionalTensorRef(*weight) : at::OptionalTensorRef()), reduction, ignore_index, total_weight);
+op.impl(grad_output, self, target, ((weight.has_value() && (*weight).defined()) ? at::OptionalTensorRef(*weight) : at::OptionalTensorRef()), reduction, ignore_index, total_weight, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_amax_out_out final : public ::foo::native::structured_amax_out {
+    structured_amax_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_amax_out_out(const at::Tensor & self, at::IntArrayRef dim, bool keepdim, at::Tensor & out) {
+structured_amax_out_out op(out);
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_amax_out_functional final : public ::foo::native::structured_amax_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_amax(const at::Tensor & self, at::IntArrayRef dim, bool keepdim) {
+structured_amax_out_functional op;
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_avg_pool2d_backward_out_out final : public ::foo::native::structured_avg_pool2d_backward_out {
+    structured_avg_pool2d_backward_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_avg_pool2d_backward_out_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & grad_input) {
+structured_avg_pool2d_backward_out_out op(grad_input);
+op.meta(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+op.impl(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return grad_input;
+}
+
+struct structured_avg_pool2d_backward_out_functional final : public ::foo::native::structured_avg_pool2d_backward_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+structured_avg_pool2d_backward_out_functional op;
+op.meta(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+op.impl(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_scatter_value_reduce_out_out final : public ::foo::native::structured_scatter_value_reduce_out {
+    structured_scatter_value_reduce_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_scatter_out_value_reduce_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, c10::string_view reduce, at::Tensor & out) {
+structured_scatter_value_reduce_out_out op(out);
+op.meta(self, dim, index, value, reduce);
+op.impl(self, dim, index, value, reduce, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_scatter_value_reduce_out_functional final : public ::foo::native::structured_scatter_value_reduce_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_scatter_value_reduce(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, c10::string_view reduce) {
+structured_scatter_value_reduce_out_functional op;
+op.meta(self, dim, index, value, reduce);
+op.impl(self, dim, index, value, reduce, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_scatter_value_reduce_out_inplace final : public ::foo::native::structured_scatter_value_reduce_out {
+    structured_scatter_value_reduce_out_inplace(Tensor& self) : outputs_{std::ref(self)} {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_scatter__value_reduce(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, c10::string_view reduce) {
+structured_scatter_value_reduce_out_inplace op(self);
+op.meta(self, dim, index, value, reduce);
+op.impl(self, dim, index, value, reduce, op.outputs_[0]);
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return self;
+}
+
+struct structured_all_dim_out_out final : public ::foo::native::structured_all_dim_out {
+    structured_all_dim_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_all_out_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
+structured_all_dim_out_out op(out);
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_all_dim_out_functional final : public ::foo::native::structured_all_dim_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+structured_all_dim_out_functional op;
+op.meta(self, dim, keepdim);
+op.impl(self, dim, keepdim, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+}  // namespace
+}  // namespace at
+C10_DIAGNOSTIC_POP()
 
 namespace {
 
@@ -54,8 +660,22 @@ at::Tensor wrapper_empty_memory_format(c10::SymIntArrayRef size, ::std::optional
 at::Tensor & wrapper_set__source_Storage(at::Tensor & self, at::Storage source) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::set_.source_Storage", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
   return foo::native::set_source_storage(self, source);
+}
+
+at::Tensor & wrapper_rrelu_with_noise_(at::Tensor & self, at::Tensor & noise, const at::Scalar & lower, const at::Scalar & upper, bool training, ::std::optional<at::Generator> generator) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::rrelu_with_noise_", "self", self, common_device_, false);
+  check_device("aten::rrelu_with_noise_", "noise", noise, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::rrelu_with_noise_(self, noise, lower, upper, training, generator);
+}
+
+at::Tensor wrapper_view_as_complex(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::view_as_complex", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::view_as_complex(self);
 }
 
 at::Tensor & wrapper_linspace_out(const at::Scalar & start, const at::Scalar & end, int64_t steps, at::Tensor & out) {
@@ -73,7 +693,7 @@ at::Tensor & wrapper_linspace_out(const at::Scalar & start, const at::Scalar & e
   check_device("aten::nll_loss_forward.output", "output", output, common_device_, false);
   check_device("aten::nll_loss_forward.output", "total_weight", total_weight, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::nll_loss_forward_out(self, target, weight, reduction, ignore_index.guard_int(__FILE__, __LINE__), output, total_weight);
+  return at::wrapper_PrivateUse1_nll_loss_forward_out_output(self, target, weight, reduction, ignore_index.guard_int(__FILE__, __LINE__), output, total_weight);
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper_nll_loss_forward(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index) {
@@ -82,10 +702,7 @@ at::Tensor & wrapper_linspace_out(const at::Scalar & start, const at::Scalar & e
   check_device("aten::nll_loss_forward", "target", target, common_device_, false);
   check_device("aten::nll_loss_forward", "weight", weight, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor output;  // undefined: the out kernel allocates it
-  at::Tensor total_weight;  // undefined: the out kernel allocates it
-  foo::native::nll_loss_forward_out(self, target, weight, reduction, ignore_index.guard_int(__FILE__, __LINE__), output, total_weight);
-  return ::std::tuple<at::Tensor,at::Tensor>(output, total_weight);
+  return at::wrapper_PrivateUse1_nll_loss_forward(self, target, weight, reduction, ignore_index.guard_int(__FILE__, __LINE__));
 }
 
 at::Tensor & wrapper_nll_loss_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index, const at::Tensor & total_weight, at::Tensor & grad_input) {
@@ -97,7 +714,7 @@ at::Tensor & wrapper_nll_loss_backward_grad_input(const at::Tensor & grad_output
   check_device("aten::nll_loss_backward.grad_input", "total_weight", total_weight, common_device_, false);
   check_device("aten::nll_loss_backward.grad_input", "grad_input", grad_input, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::nll_loss_backward_out(grad_output, self, target, weight, reduction, ignore_index.guard_int(__FILE__, __LINE__), total_weight, grad_input);
+  return at::wrapper_PrivateUse1_nll_loss_backward_out_grad_input(grad_output, self, target, weight, reduction, ignore_index.guard_int(__FILE__, __LINE__), total_weight, grad_input);
 }
 
 at::Tensor wrapper_nll_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index, const at::Tensor & total_weight) {
@@ -108,9 +725,7 @@ at::Tensor wrapper_nll_loss_backward(const at::Tensor & grad_output, const at::T
   check_device("aten::nll_loss_backward", "weight", weight, common_device_, false);
   check_device("aten::nll_loss_backward", "total_weight", total_weight, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor grad_input;  // undefined: the out kernel allocates it
-  foo::native::nll_loss_backward_out(grad_output, self, target, weight, reduction, ignore_index.guard_int(__FILE__, __LINE__), total_weight, grad_input);
-  return grad_input;
+  return at::wrapper_PrivateUse1_nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index.guard_int(__FILE__, __LINE__), total_weight);
 }
 
 at::Tensor & wrapper_dot_out(const at::Tensor & self, const at::Tensor & tensor, at::Tensor & out) {
@@ -137,16 +752,14 @@ at::Tensor & wrapper_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool
   check_device("aten::amax.out", "self", self, common_device_, false);
   check_device("aten::amax.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::amax_out(self, dim, keepdim, out);
+  return at::wrapper_PrivateUse1_amax_out_out(self, dim, keepdim, out);
 }
 
 at::Tensor wrapper_amax(const at::Tensor & self, at::IntArrayRef dim, bool keepdim) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::amax", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::amax_out(self, dim, keepdim, out);
-  return out;
+  return at::wrapper_PrivateUse1_amax(self, dim, keepdim);
 }
 
 at::Tensor & wrapper_max_unary_out(const at::Tensor & self, at::Tensor & out) {
@@ -164,362 +777,6 @@ at::Tensor wrapper_max(const at::Tensor & self) {
   at::Tensor out;  // undefined: the out kernel allocates it
   foo::native::max_unary_out(self, out);
   return out;
-}
-
-at::Tensor & wrapper_sqrt_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sqrt.out", "self", self, common_device_, true);
-  check_device("aten::sqrt.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::sqrt_out(self, out);
-}
-
-at::Tensor wrapper_sqrt(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sqrt", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::sqrt_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_sqrt_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sqrt_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::sqrt_out(self, self);
-  return self;
-}
-
-at::Tensor & wrapper_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sigmoid.out", "self", self, common_device_, true);
-  check_device("aten::sigmoid.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::sigmoid_out(self, out);
-}
-
-at::Tensor wrapper_sigmoid(const at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sigmoid", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::sigmoid_out(self, out);
-  return out;
-}
-
-at::Tensor & wrapper_sigmoid_(at::Tensor & self) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::sigmoid_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::sigmoid_out(self, self);
-  return self;
-}
-
-at::Tensor & wrapper_gelu_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, c10::string_view approximate, at::Tensor & grad_input) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::gelu_backward.grad_input", "grad_output", grad_output, common_device_, false);
-  check_device("aten::gelu_backward.grad_input", "self", self, common_device_, false);
-  check_device("aten::gelu_backward.grad_input", "grad_input", grad_input, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::gelu_backward_out(grad_output, self, approximate, grad_input);
-}
-
-at::Tensor wrapper_gelu_backward(const at::Tensor & grad_output, const at::Tensor & self, c10::string_view approximate) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::gelu_backward", "grad_output", grad_output, common_device_, true);
-  check_device("aten::gelu_backward", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor grad_input;  // undefined: the out kernel allocates it
-  foo::native::gelu_backward_out(grad_output, self, approximate, grad_input);
-  return grad_input;
-}
-
-at::Tensor & wrapper_tanh_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & output, at::Tensor & grad_input) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::tanh_backward.grad_input", "grad_output", grad_output, common_device_, true);
-  check_device("aten::tanh_backward.grad_input", "output", output, common_device_, true);
-  check_device("aten::tanh_backward.grad_input", "grad_input", grad_input, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::tanh_backward_out(grad_output, output, grad_input);
-}
-
-at::Tensor wrapper_tanh_backward(const at::Tensor & grad_output, const at::Tensor & output) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::tanh_backward", "grad_output", grad_output, common_device_, true);
-  check_device("aten::tanh_backward", "output", output, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor grad_input;  // undefined: the out kernel allocates it
-  foo::native::tanh_backward_out(grad_output, output, grad_input);
-  return grad_input;
-}
-
-at::Tensor & wrapper_eq_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::eq.Tensor_out", "self", self, common_device_, true);
-  check_device("aten::eq.Tensor_out", "other", other, common_device_, true);
-  check_device("aten::eq.Tensor_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::eq_tensor_out(self, other, out);
-}
-
-at::Tensor wrapper_eq_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::eq.Tensor", "self", self, common_device_, true);
-  check_device("aten::eq.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::eq_tensor_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_eq__Tensor(at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::eq_.Tensor", "self", self, common_device_, false);
-  check_device("aten::eq_.Tensor", "other", other, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::eq_tensor_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_eq_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::eq.Scalar_out", "self", self, common_device_, true);
-  check_device("aten::eq.Scalar_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::eq_scalar_out(self, other, out);
-}
-
-at::Tensor wrapper_eq_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::eq.Scalar", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::eq_scalar_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_eq__Scalar(at::Tensor & self, const at::Scalar & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::eq_.Scalar", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::eq_scalar_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_ne_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::ne.Tensor_out", "self", self, common_device_, true);
-  check_device("aten::ne.Tensor_out", "other", other, common_device_, true);
-  check_device("aten::ne.Tensor_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::ne_tensor_out(self, other, out);
-}
-
-at::Tensor wrapper_ne_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::ne.Tensor", "self", self, common_device_, true);
-  check_device("aten::ne.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::ne_tensor_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_ne__Tensor(at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::ne_.Tensor", "self", self, common_device_, false);
-  check_device("aten::ne_.Tensor", "other", other, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::ne_tensor_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_ne_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::ne.Scalar_out", "self", self, common_device_, true);
-  check_device("aten::ne.Scalar_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::ne_scalar_out(self, other, out);
-}
-
-at::Tensor wrapper_ne_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::ne.Scalar", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::ne_scalar_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_ne__Scalar(at::Tensor & self, const at::Scalar & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::ne_.Scalar", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::ne_scalar_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_lt_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::lt.Tensor_out", "self", self, common_device_, true);
-  check_device("aten::lt.Tensor_out", "other", other, common_device_, true);
-  check_device("aten::lt.Tensor_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::lt_tensor_out(self, other, out);
-}
-
-at::Tensor wrapper_lt_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::lt.Tensor", "self", self, common_device_, true);
-  check_device("aten::lt.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::lt_tensor_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_lt__Tensor(at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::lt_.Tensor", "self", self, common_device_, false);
-  check_device("aten::lt_.Tensor", "other", other, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::lt_tensor_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_lt_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::lt.Scalar_out", "self", self, common_device_, true);
-  check_device("aten::lt.Scalar_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::lt_scalar_out(self, other, out);
-}
-
-at::Tensor wrapper_lt_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::lt.Scalar", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::lt_scalar_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_lt__Scalar(at::Tensor & self, const at::Scalar & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::lt_.Scalar", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::lt_scalar_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_ge_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::ge.Tensor_out", "self", self, common_device_, true);
-  check_device("aten::ge.Tensor_out", "other", other, common_device_, true);
-  check_device("aten::ge.Tensor_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::ge_tensor_out(self, other, out);
-}
-
-at::Tensor wrapper_ge_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::ge.Tensor", "self", self, common_device_, true);
-  check_device("aten::ge.Tensor", "other", other, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::ge_tensor_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_ge__Tensor(at::Tensor & self, const at::Tensor & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::ge_.Tensor", "self", self, common_device_, false);
-  check_device("aten::ge_.Tensor", "other", other, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::ge_tensor_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_ge_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::ge.Scalar_out", "self", self, common_device_, true);
-  check_device("aten::ge.Scalar_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::ge_scalar_out(self, other, out);
-}
-
-at::Tensor wrapper_ge_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::ge.Scalar", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::ge_scalar_out(self, other, out);
-  return out;
-}
-
-at::Tensor & wrapper_ge__Scalar(at::Tensor & self, const at::Scalar & other) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::ge_.Scalar", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::ge_scalar_out(self, other, self);
-  return self;
-}
-
-at::Tensor & wrapper_clamp_Tensor_out(const at::Tensor & self, const ::std::optional<at::Tensor> & min, const ::std::optional<at::Tensor> & max, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp.Tensor_out", "self", self, common_device_, true);
-  check_device("aten::clamp.Tensor_out", "min", min, common_device_, true);
-  check_device("aten::clamp.Tensor_out", "max", max, common_device_, true);
-  check_device("aten::clamp.Tensor_out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::clamp_tensor_out(self, min, max, out);
-}
-
-at::Tensor wrapper_clamp_Tensor(const at::Tensor & self, const ::std::optional<at::Tensor> & min, const ::std::optional<at::Tensor> & max) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp.Tensor", "self", self, common_device_, true);
-  check_device("aten::clamp.Tensor", "min", min, common_device_, true);
-  check_device("aten::clamp.Tensor", "max", max, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::clamp_tensor_out(self, min, max, out);
-  return out;
-}
-
-at::Tensor & wrapper_clamp__Tensor(at::Tensor & self, const ::std::optional<at::Tensor> & min, const ::std::optional<at::Tensor> & max) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp_.Tensor", "self", self, common_device_, false);
-  check_device("aten::clamp_.Tensor", "min", min, common_device_, true);
-  check_device("aten::clamp_.Tensor", "max", max, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::clamp_tensor_out(self, min, max, self);
-  return self;
-}
-
-at::Tensor & wrapper_clamp_max_out(const at::Tensor & self, const at::Scalar & max, at::Tensor & out) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp_max.out", "self", self, common_device_, true);
-  check_device("aten::clamp_max.out", "out", out, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::clamp_max_out(self, max, out);
-}
-
-at::Tensor wrapper_clamp_max(const at::Tensor & self, const at::Scalar & max) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp_max", "self", self, common_device_, true);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::clamp_max_out(self, max, out);
-  return out;
-}
-
-at::Tensor & wrapper_clamp_max_(at::Tensor & self, const at::Scalar & max) {
-  ::std::optional<c10::Device> common_device_;
-  check_device("aten::clamp_max_", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::clamp_max_out(self, max, self);
-  return self;
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper__fused_rms_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, at::IntArrayRef normalized_shape, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, ::std::array<bool,2> output_mask) {
@@ -618,7 +875,7 @@ at::Tensor & wrapper_avg_pool2d_backward_grad_input(const at::Tensor & grad_outp
   check_device("aten::avg_pool2d_backward.grad_input", "self", self, common_device_, false);
   check_device("aten::avg_pool2d_backward.grad_input", "grad_input", grad_input, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::avg_pool2d_backward_out(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);
+  return at::wrapper_PrivateUse1_avg_pool2d_backward_out_grad_input(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);
 }
 
 at::Tensor wrapper_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
@@ -626,9 +883,7 @@ at::Tensor wrapper_avg_pool2d_backward(const at::Tensor & grad_output, const at:
   check_device("aten::avg_pool2d_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::avg_pool2d_backward", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor grad_input;  // undefined: the out kernel allocates it
-  foo::native::avg_pool2d_backward_out(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);
-  return grad_input;
+  return at::wrapper_PrivateUse1_avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
 }
 
 at::Tensor wrapper__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self) {
@@ -664,7 +919,7 @@ at::Tensor & wrapper_scatter_value_reduce_out(const at::Tensor & self, int64_t d
   check_device("aten::scatter.value_reduce_out", "index", index, common_device_, false);
   check_device("aten::scatter.value_reduce_out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::scatter_value_reduce_out(self, dim, index, value, reduce, out);
+  return at::wrapper_PrivateUse1_scatter_out_value_reduce_out(self, dim, index, value, reduce, out);
 }
 
 at::Tensor wrapper_scatter_value_reduce(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, c10::string_view reduce) {
@@ -672,9 +927,7 @@ at::Tensor wrapper_scatter_value_reduce(const at::Tensor & self, int64_t dim, co
   check_device("aten::scatter.value_reduce", "self", self, common_device_, false);
   check_device("aten::scatter.value_reduce", "index", index, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::scatter_value_reduce_out(self, dim, index, value, reduce, out);
-  return out;
+  return at::wrapper_PrivateUse1_scatter_value_reduce(self, dim, index, value, reduce);
 }
 
 at::Tensor & wrapper_scatter__value_reduce(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, c10::string_view reduce) {
@@ -682,8 +935,7 @@ at::Tensor & wrapper_scatter__value_reduce(at::Tensor & self, int64_t dim, const
   check_device("aten::scatter_.value_reduce", "self", self, common_device_, false);
   check_device("aten::scatter_.value_reduce", "index", index, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::scatter_value_reduce_out(self, dim, index, value, reduce, self);
-  return self;
+  return at::wrapper_PrivateUse1_scatter__value_reduce(self, dim, index, value, reduce);
 }
 
 at::Tensor & wrapper_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
@@ -691,16 +943,24 @@ at::Tensor & wrapper_all_out(const at::Tensor & self, int64_t dim, bool keepdim,
   check_device("aten::all.out", "self", self, common_device_, false);
   check_device("aten::all.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::all_dim_out(self, dim, keepdim, out);
+  return at::wrapper_PrivateUse1_all_out_out(self, dim, keepdim, out);
 }
 
 at::Tensor wrapper_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::all.dim", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::all_dim_out(self, dim, keepdim, out);
-  return out;
+  return at::wrapper_PrivateUse1_all_dim(self, dim, keepdim);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor,c10::SymInt,c10::SymInt,at::Tensor,at::Tensor,at::Tensor> wrapper__scaled_dot_product_fused_attention_overrideable(const at::Tensor & query, const at::Tensor & key, const at::Tensor & value, const ::std::optional<at::Tensor> & attn_bias, double dropout_p, bool is_causal, bool return_debug_mask, ::std::optional<double> scale) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_scaled_dot_product_fused_attention_overrideable", "query", query, common_device_, false);
+  check_device("aten::_scaled_dot_product_fused_attention_overrideable", "key", key, common_device_, false);
+  check_device("aten::_scaled_dot_product_fused_attention_overrideable", "value", value, common_device_, false);
+  check_device("aten::_scaled_dot_product_fused_attention_overrideable", "attn_bias", attn_bias, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::scaled_dot_product_fused_attention_overrideable(query, key, value, attn_bias, dropout_p, is_causal, return_debug_mask, scale);
 }
 
 }  // namespace
@@ -708,6 +968,8 @@ at::Tensor wrapper_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("empty.memory_format", TORCH_FN(wrapper_empty_memory_format));
   m.impl("set_.source_Storage", TORCH_FN(wrapper_set__source_Storage));
+  m.impl("rrelu_with_noise_", TORCH_FN(wrapper_rrelu_with_noise_));
+  m.impl("view_as_complex", TORCH_FN(wrapper_view_as_complex));
   m.impl("linspace.out", TORCH_FN(wrapper_linspace_out));
   m.impl("nll_loss_forward.output", TORCH_FN(wrapper_nll_loss_forward_output));
   m.impl("nll_loss_forward", TORCH_FN(wrapper_nll_loss_forward));
@@ -719,46 +981,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("amax", TORCH_FN(wrapper_amax));
   m.impl("max.unary_out", TORCH_FN(wrapper_max_unary_out));
   m.impl("max", TORCH_FN(wrapper_max));
-  m.impl("sqrt.out", TORCH_FN(wrapper_sqrt_out));
-  m.impl("sqrt", TORCH_FN(wrapper_sqrt));
-  m.impl("sqrt_", TORCH_FN(wrapper_sqrt_));
-  m.impl("sigmoid.out", TORCH_FN(wrapper_sigmoid_out));
-  m.impl("sigmoid", TORCH_FN(wrapper_sigmoid));
-  m.impl("sigmoid_", TORCH_FN(wrapper_sigmoid_));
-  m.impl("gelu_backward.grad_input", TORCH_FN(wrapper_gelu_backward_grad_input));
-  m.impl("gelu_backward", TORCH_FN(wrapper_gelu_backward));
-  m.impl("tanh_backward.grad_input", TORCH_FN(wrapper_tanh_backward_grad_input));
-  m.impl("tanh_backward", TORCH_FN(wrapper_tanh_backward));
-  m.impl("eq.Tensor_out", TORCH_FN(wrapper_eq_Tensor_out));
-  m.impl("eq.Tensor", TORCH_FN(wrapper_eq_Tensor));
-  m.impl("eq_.Tensor", TORCH_FN(wrapper_eq__Tensor));
-  m.impl("eq.Scalar_out", TORCH_FN(wrapper_eq_Scalar_out));
-  m.impl("eq.Scalar", TORCH_FN(wrapper_eq_Scalar));
-  m.impl("eq_.Scalar", TORCH_FN(wrapper_eq__Scalar));
-  m.impl("ne.Tensor_out", TORCH_FN(wrapper_ne_Tensor_out));
-  m.impl("ne.Tensor", TORCH_FN(wrapper_ne_Tensor));
-  m.impl("ne_.Tensor", TORCH_FN(wrapper_ne__Tensor));
-  m.impl("ne.Scalar_out", TORCH_FN(wrapper_ne_Scalar_out));
-  m.impl("ne.Scalar", TORCH_FN(wrapper_ne_Scalar));
-  m.impl("ne_.Scalar", TORCH_FN(wrapper_ne__Scalar));
-  m.impl("lt.Tensor_out", TORCH_FN(wrapper_lt_Tensor_out));
-  m.impl("lt.Tensor", TORCH_FN(wrapper_lt_Tensor));
-  m.impl("lt_.Tensor", TORCH_FN(wrapper_lt__Tensor));
-  m.impl("lt.Scalar_out", TORCH_FN(wrapper_lt_Scalar_out));
-  m.impl("lt.Scalar", TORCH_FN(wrapper_lt_Scalar));
-  m.impl("lt_.Scalar", TORCH_FN(wrapper_lt__Scalar));
-  m.impl("ge.Tensor_out", TORCH_FN(wrapper_ge_Tensor_out));
-  m.impl("ge.Tensor", TORCH_FN(wrapper_ge_Tensor));
-  m.impl("ge_.Tensor", TORCH_FN(wrapper_ge__Tensor));
-  m.impl("ge.Scalar_out", TORCH_FN(wrapper_ge_Scalar_out));
-  m.impl("ge.Scalar", TORCH_FN(wrapper_ge_Scalar));
-  m.impl("ge_.Scalar", TORCH_FN(wrapper_ge__Scalar));
-  m.impl("clamp.Tensor_out", TORCH_FN(wrapper_clamp_Tensor_out));
-  m.impl("clamp.Tensor", TORCH_FN(wrapper_clamp_Tensor));
-  m.impl("clamp_.Tensor", TORCH_FN(wrapper_clamp__Tensor));
-  m.impl("clamp_max.out", TORCH_FN(wrapper_clamp_max_out));
-  m.impl("clamp_max", TORCH_FN(wrapper_clamp_max));
-  m.impl("clamp_max_", TORCH_FN(wrapper_clamp_max_));
   m.impl("_fused_rms_norm_backward", TORCH_FN(wrapper__fused_rms_norm_backward));
   m.impl("native_group_norm_backward", TORCH_FN(wrapper_native_group_norm_backward));
   m.impl("native_batch_norm.out", TORCH_FN(wrapper_native_batch_norm_out));
@@ -776,4 +998,5 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("scatter_.value_reduce", TORCH_FN(wrapper_scatter__value_reduce));
   m.impl("all.out", TORCH_FN(wrapper_all_out));
   m.impl("all.dim", TORCH_FN(wrapper_all_dim));
+  m.impl("_scaled_dot_product_fused_attention_overrideable", TORCH_FN(wrapper__scaled_dot_product_fused_attention_overrideable));
 }

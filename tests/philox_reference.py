@@ -103,3 +103,132 @@ def bernoulli(n, seed, offset, p, dtype):
     """p: a float or an array of n probabilities."""
     u = interleave(*uniforms(n, seed, offset), n)
     return torch.from_numpy(u < p).to(dtype)
+
+
+def words(n, seed, offset):
+    """The two 32-bit words (hi, lo) of each of n elements: element 2g takes (r0, r1), 2g+1 (r2, r3)."""
+    r = philox(np.arange((n + 1) // 2, dtype=np.uint64), offset, seed)
+    hi, lo = np.empty(2 * len(r[0]), np.uint64), np.empty(2 * len(r[0]), np.uint64)
+    hi[0::2], lo[0::2], hi[1::2], lo[1::2] = r
+    return hi[:n], lo[:n]
+
+
+def det_exp(x):
+    x = np.asarray(x, dtype=np.float64)
+    k = np.rint(x * 1.4426950408889634)
+    r = (x - k * 6.93147180369123816490e-01) - k * 1.90821492927058770002e-10
+    p = horner(r, [1 / math.factorial(j) for j in range(14, -1, -1)])
+    e = np.clip(k, -1100, 1100).astype(np.int64)
+    low, high = e < -1022, e > 1023
+    out = np.where(low, p * np.ldexp(1.0, np.where(low, e + 64, 0)) * np.ldexp(1.0, -64),
+                   np.where(high, p * np.ldexp(1.0, np.where(high, e - 1, 0)) * 2.0,
+                            p * np.ldexp(1.0, np.clip(e, -1022, 1023))))
+    out = np.where(x > 709.782712893384, np.inf, out)
+    out = np.where(x < -745.1332191019412, 0.0, out)
+    return np.where(np.isnan(x), x, out)
+
+
+def normal_doubles(n, seed, offset, mean, std):
+    u0, u1 = uniforms(n, seed, offset)
+    radius = std * np.sqrt(-2.0 * det_log(1.0 - u0))
+    sin, cos = det_sincos_2pi(u1)
+    return interleave(mean + radius * cos, mean + radius * sin, n)
+
+
+HALF_EPS = {torch.float16: 2.0**-11, torch.bfloat16: 2.0**-8, torch.float32: 2.0**-24, torch.float64: 2.0**-53}
+
+
+def log_normal(n, seed, offset, mean, std, dtype):
+    return to_dtype(det_exp(normal_doubles(n, seed, offset, mean, std)), dtype)
+
+
+def exponential(n, seed, offset, lambd, dtype):
+    u = interleave(*uniforms(n, seed, offset), n)
+    lg = np.minimum(det_log(1.0 - u), -HALF_EPS[dtype])
+    return to_dtype(-lg / lambd, dtype)
+
+
+def cauchy(n, seed, offset, median, sigma, dtype):
+    u = interleave(*uniforms(n, seed, offset), n)
+    sin, cos = det_sincos_2pi(np.where(u == 0.0, 2.0**-55, u * 0.5))
+    return to_dtype(median - sigma * (cos / sin), dtype)
+
+
+def geometric(n, seed, offset, p, dtype):
+    u = interleave(*uniforms(n, seed, offset), n)
+    trials = np.maximum(np.ceil(det_log(1.0 - u) / math.log1p(-p)), 1.0)
+    if dtype.is_floating_point:
+        return to_dtype(trials, dtype)
+    limit = float(torch.iinfo(dtype).max)
+    return torch.from_numpy(np.minimum(trials, limit).astype(np.int64)).to(dtype)
+
+
+def random_ints(n, seed, offset, range_, base, dtype):
+    """base + bits % range as int64, cast to dtype; 32-bit bits below range 2^32; range 0: 2^64."""
+    hi, lo = words(n, seed, offset)
+    wide = range_ == 0 or range_ >= 2**32
+    bits = (hi << np.uint64(32)) | lo if wide else hi
+    if range_ == 0:
+        values = bits.view(np.int64)
+    else:
+        values = ((bits % np.uint64(range_)) + np.uint64(base % 2**64)).view(np.int64)
+    return torch.from_numpy(values.copy()).to(dtype)
+
+
+def rrelu(x, seed, offset, lower, upper):
+    """Training-mode rrelu_with_noise of a CPU tensor x: (out, noise)."""
+    opmath = torch.float64 if x.dtype == torch.float64 else torch.float32
+    lo, hi = (float(torch.tensor(v, dtype=opmath)) for v in (lower, upper))
+    u = interleave(*uniforms(x.numel(), seed, offset), x.numel())
+    r = torch.from_numpy(lo + (hi - lo) * u).to(opmath).reshape(x.shape)
+    xo = x.to(opmath)
+    negative = xo <= 0
+    out = torch.where(negative, xo * r, xo).to(x.dtype)
+    noise = torch.where(negative, r, torch.ones_like(r)).to(x.dtype)
+    return out, noise
+
+
+def randperm(n, seed, offset):
+    hi, lo = words(n, seed, offset)
+    keys = (hi << np.uint64(32)) | lo
+    return torch.from_numpy(np.lexsort((np.arange(n), keys)).astype(np.int64))
+
+
+def element_uniforms(count, seed, offset):
+    return interleave(*uniforms(count, seed, offset), count)
+
+
+def multinomial(probs, n_sample, replacement, seed, offset):
+    """probs: a 2-D CPU tensor of weights. As kernels/multinomial.cu, bit for bit."""
+    p = probs.double().numpy()
+    rows, n_cat = p.shape
+    out = np.empty((rows, n_sample), np.int64)
+    if not replacement:
+        u = element_uniforms(rows * n_cat, seed, offset).reshape(rows, n_cat)
+        keys = p / -np.minimum(det_log(1.0 - u), -(2.0**-53))
+        for r in range(rows):
+            out[r] = np.lexsort((np.arange(n_cat), -keys[r]))[:n_sample]
+        return torch.from_numpy(out)
+    threads = 256
+    chunk = -(-n_cat // threads)
+    u = element_uniforms(rows * n_sample, seed, offset).reshape(rows, n_sample)
+    for r in range(rows):
+        totals = [0.0] * threads
+        for t in range(threads):
+            for c in range(t * chunk, min(t * chunk + chunk, n_cat)):
+                totals[t] += p[r, c]
+        run, starts = 0.0, []
+        for t in range(threads):
+            starts.append(run)
+            run += totals[t]
+        sums = np.empty(n_cat)
+        for t in range(threads):
+            run = starts[t]
+            for c in range(t * chunk, min(t * chunk + chunk, n_cat)):
+                run += p[r, c]
+                sums[c] = run
+        total = sums[-1]
+        for j in range(n_sample):
+            k = int(np.searchsorted(sums, u[r, j] * total, side="right"))
+            out[r, j] = k if k < n_cat else int(np.searchsorted(sums, total, side="left"))
+    return torch.from_numpy(out)

@@ -2,6 +2,9 @@
 documented build (pip install --no-build-isolation, reusing the build directory), and find the
 op registered and working. Slow by nature (one full build of the copy, cuda target off, then
 incremental rebuilds), so everything shares one copy and one build.
+
+The first test is the promise of the manifest: a unary and a binary pointwise aten op are one
+entry each and nothing else, and their generated op tests pass.
 """
 
 import os
@@ -20,7 +23,8 @@ _SKIP = shutil.ignore_patterns(".git", ".venv", "build", "__pycache__", ".pytest
 
 DEG2RAD_KERNEL = """
 #include <ATen/ATen.h>
-#include "FooNativeFunctions.h"
+#include "native/axpby.h"
+#include "native/deg2rad_out.h"
 
 namespace foo::native {
 // self * (pi / 180) through the axpby kernel; out arrives undefined from the functional overload.
@@ -35,7 +39,8 @@ at::Tensor& deg2rad_out(const at::Tensor& self, at::Tensor& out) {
 
 TWICE_KERNEL = """
 #include <ATen/ATen.h>
-#include "FooNativeFunctions.h"
+#include "native/axpby.h"
+#include "native/twice.h"
 
 namespace foo::native {
 at::Tensor twice(const at::Tensor& x) { return axpby(x, x, 1.0, 1.0); }
@@ -72,6 +77,66 @@ def project(tmp_path_factory):
     compiled = _build(src, site_dir)
     assert any("RegisterFoo" in f for f in compiled), compiled
     return src, site_dir
+
+
+def _run_op_tests(src: Path, site_dir: Path, selection: str) -> str:
+    """The copy's generated op tests (tests/ops) for `selection`, against the copy's install.
+    The install comes first on the path, so the copy's source torch_foo/ (no _C there) cannot
+    shadow it; the copy's root after it gives tests/ops the copy's codegen (its manifest parser)."""
+    env = dict(os.environ, TORCH_DEVICE_BACKEND_AUTOLOAD="0", TORCH_FOO_DRIVER="sim",
+               PYTHONPATH=os.pathsep.join([str(site_dir), str(src), sysconfig.get_paths()["purelib"]]))
+    cmd = [sys.executable, "-S", "-m", "pytest", str(src / "tests" / "ops" / "test_ops.py"), "-q", "-p",
+           "no:cacheprovider", "-k", selection]
+    result = subprocess.run(cmd, cwd=site_dir, env=env, capture_output=True, text=True, timeout=1200)
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-3000:]
+    return result.stdout
+
+
+def _tree(src: Path) -> dict[str, str]:
+    """Relative path -> content of the hand-written files (not generated/, not the stub)."""
+    out = {}
+    for path in sorted(src.rglob("*")):
+        rel = path.relative_to(src).as_posix()
+        if path.is_file() and not rel.startswith(("generated/", "build/")) and rel != "torch_foo/ops.pyi":
+            out[rel] = path.read_text(errors="replace")
+    return out
+
+
+POINTWISE_ENTRIES = """\
+  - op: expm1.out
+    kernel: expm1_out
+    pointwise: {dtypes: floating, formula: "math::expm1(self)"}
+  - op: atan2.out
+    kernel: atan2_out
+    pointwise: {dtypes: floating, formula: "math::atan2(self, other)"}
+"""
+
+
+def test_pointwise_ops_are_one_manifest_entry_each(project):
+    src, site_dir = project
+    manifest = src / "yaml" / "ops.yaml"
+    text = manifest.read_text()
+    assert "expm1" not in text and "atan2" not in text
+    before = _tree(src)
+    manifest.write_text(text.replace("\naten:\n", "\naten:\n" + POINTWISE_ENTRIES, 1))
+
+    compiled = _build(src, site_dir)
+
+    # Nothing written by hand but the manifest; the build generated and compiled the rest.
+    changed = sorted(p for p, t in _tree(src).items() if before.get(p) != t)
+    assert changed == ["yaml/ops.yaml"], changed
+    for name in ("expm1_out", "atan2_out"):
+        assert any(f"pointwise/{name}.cpp" in f for f in compiled), compiled
+        assert any(f"pointwise_{name}_cu" in f for f in compiled), compiled
+    # No hand-written source depends on them: none recompiles.
+    assert not [f for f in compiled if "/csrc/" in f], compiled
+    _run_python(site_dir, """
+        import torch, torch_foo
+        for op in ("aten::expm1", "aten::expm1.out", "aten::expm1_", "aten::atan2", "aten::atan2.out", "aten::atan2_"):
+            assert torch._C._dispatch_has_kernel_for_dispatch_key(op, "PrivateUse1"), op
+    """)
+    out = _run_op_tests(src, site_dir, "expm1 or atan2")
+    assert " passed" in out and "failed" not in out, out[-3000:]
 
 
 def _append(path: Path, text: str):

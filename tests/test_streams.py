@@ -232,8 +232,9 @@ def test_foo_stream_handle_and_external_stream(two_devices):
 
 def test_record_stream_keeps_a_block_from_reuse_until_the_other_stream_is_done():
     side = torch.foo.Stream()
-    x = torch.ones(1 << 16, device="foo")  # allocated on the default stream
+    x = torch.ones(1 << 16, device="foo")  # allocated and filled on the default stream
     ptr = x.data_ptr()
+    side.wait_stream(torch.foo.current_stream())  # side reads x only after its fill
     with held(side):
         with torch.foo.stream(side):
             y = x * 2  # queued on side, reads x

@@ -34,6 +34,7 @@ from torch_foo import device  # noqa: E402
 from torch_foo import ops  # noqa: E402
 from torch_foo import fake_ops  # noqa: E402,F401  (registers the custom ops' fake impls)
 from torch_foo import distributed  # noqa: E402,F401  (registers the fooccl c10d backend)
+from torch_foo import _autograd_exit  # noqa: E402,F401  (exit after a foo backward never aborts)
 
 if getattr(torch, "foo", None) is not device:
     torch._register_device_module("foo", device)

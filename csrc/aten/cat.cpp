@@ -6,7 +6,6 @@
 #include <ATen/ATen.h>
 #include <ATen/ops/cat_meta.h>
 
-#include "aten/structured.h"
 #include "kernels/cat.h"
 #include "native/cat_out.h"
 #include "runtime/stream.h"
@@ -65,12 +64,10 @@ void cat_impl(const at::ITensorListRef& tensors, int64_t dim, at::MemoryFormat m
 
 }  // namespace
 
-at::Tensor& cat_out(const at::ITensorListRef& tensors, int64_t dim, at::Tensor& out) {
-  StructuredOutputs<at::meta::structured_cat> op({&out});
-  const auto precomputed = op.meta(tensors, dim);
-  cat_impl(tensors, precomputed.dim, precomputed.memory_format, op.output());
-  op.finish();
-  return out;
+TORCH_IMPL_FUNC(cat_out)(const at::ITensorListRef& tensors, int64_t dim, int64_t /*valid*/, bool /*all_contiguous*/,
+                         bool /*all_same_dtype*/, bool /*all_same_sizes_and_stride*/, at::MemoryFormat memory_format,
+                         const at::Tensor& out) {
+  cat_impl(tensors, dim, memory_format, out);
 }
 
 }  // namespace foo::native

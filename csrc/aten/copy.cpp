@@ -1,9 +1,16 @@
 // Copies between the CPU and foo and between foo tensors. A contiguous same-dtype copy is one
 // driver memcpy; strides and dtype conversion run on the device (copy.cu), so the host only
 // ever moves dense bytes.
+//
+// Every dtype moves (docs/torch-foo-vs-cuda.md §6): a same-dtype copy of a dtype no kernel
+// computes (complex, float8, uint16, bits...) reads its elements as same-sized integers (complex128
+// as pairs of doubles); casts to, from and between complex dtypes are real casts on the real and
+// imaginary parts; a host <-> device cast the device cannot do runs on the CPU. The conjugate
+// and negative bits are resolved here (their boxed fallbacks would call _copy_from again).
 #include <ATen/ATen.h>
 #include <ATen/Dispatch.h>
 #include <ATen/TensorIterator.h>
+#include <torch/library.h>
 
 #include "aten/device_memory.h"
 #include "aten/elementwise.h"
@@ -32,8 +39,55 @@ bool plain_bytes_copy(const at::Tensor& src, const at::Tensor& dst) {
          src.is_contiguous() && dst.is_contiguous() && !src.is_conj() && !src.is_neg();
 }
 
-// dst = src (broadcast, strided, cast) on dst's device; both on that device.
-void copy_on_device(const at::Tensor& src, const at::Tensor& dst) {
+bool complex_with_computed_parts(at::ScalarType t) {
+  return at::isComplexType(t) && has_kernel_dtype(c10::toRealValueType(t));
+}
+
+// Whether copy_on_device can turn `from` into `to`.
+bool device_converts(at::ScalarType from, at::ScalarType to) {
+  if (from == to) return true;
+  const bool from_ok = has_kernel_dtype(from) || complex_with_computed_parts(from);
+  const bool to_ok = has_kernel_dtype(to) || complex_with_computed_parts(to);
+  return from_ok && to_ok;
+}
+
+// The same bytes as t, without its conjugate/negative bits, read as `dtype`: of t's element size,
+// or of half of it, then with a trailing dim of 2 (as view_as_real). Any layout.
+at::Tensor reinterpret(const at::Tensor& t, at::ScalarType dtype) {
+  const auto from = static_cast<size_t>(t.element_size()), to = c10::elementSize(dtype);
+  TORCH_INTERNAL_ASSERT(from == to || from == 2 * to);
+  const auto keys = t.key_set().remove(c10::DispatchKey::Conjugate).remove(c10::DispatchKey::Negative);
+  auto alias = at::detail::make_tensor<c10::TensorImpl>(c10::TensorImpl::VIEW, c10::Storage(t.storage()), keys,
+                                                        c10::scalarTypeToTypeMeta(dtype));
+  std::vector<int64_t> sizes(t.sizes().begin(), t.sizes().end()), strides(t.strides().begin(), t.strides().end());
+  int64_t offset = t.storage_offset();
+  if (from != to) {
+    for (auto& stride : strides) stride *= 2;
+    sizes.push_back(2);
+    strides.push_back(1);
+    offset *= 2;
+  }
+  alias.unsafeGetTensorImpl()->set_sizes_and_strides(sizes, strides, offset);
+  return alias;
+}
+
+// t's bytes as they are in memory: the conjugate and negative bits dropped.
+at::Tensor physical(const at::Tensor& t) {
+  return t.is_conj() || t.is_neg() ? reinterpret(t, t.scalar_type()) : t;
+}
+
+// What a same-dtype copy moves the elements of a dtype no kernel computes as.
+at::ScalarType bytes_dtype(at::ScalarType t) {
+  switch (c10::elementSize(t)) {
+    case 1: return at::kByte;
+    case 2: return at::kShort;
+    case 4: return at::kInt;
+    case 8: return at::kLong;
+    default: return at::kDouble;  // 16 bytes (complex128): pairs of doubles
+  }
+}
+
+void copy_cast_on_device(const at::Tensor& src, const at::Tensor& dst) {
   auto iter = at::TensorIteratorConfig()
                   .add_output(dst)
                   .add_const_input(src)
@@ -45,6 +99,42 @@ void copy_on_device(const at::Tensor& src, const at::Tensor& dst) {
                   [&](foo::kernels::Stream s, const foo::kernels::ElementwiseGeometry& g) {
                     FOO_CALL_KERNEL(copy_cast, s, to, from, g);
                   });
+}
+
+// dst = src (broadcast, strided, cast) on dst's device; both on that device, without
+// conjugate/negative bits.
+void copy_on_device(const at::Tensor& src, const at::Tensor& dst) {
+  const auto from = src.scalar_type(), to = dst.scalar_type();
+  if (has_kernel_dtype(from) && has_kernel_dtype(to)) return copy_cast_on_device(src, dst);
+  TORCH_CHECK_NOT_IMPLEMENTED(device_converts(from, to), "copy_: foo cannot convert ", from, " to ", to,
+                              " on the device (no foo kernel computes ", has_kernel_dtype(from) ? to : from,
+                              "); convert on the CPU instead, e.g. t.cpu().to(dtype)");
+  if (from == to && !at::isComplexType(from)) {
+    const auto as = bytes_dtype(from);
+    return copy_cast_on_device(reinterpret(src, as), reinterpret(dst, as));
+  }
+  if (at::isComplexType(to)) {  // from complex: both parts; from real: the real part, imaginary 0
+    const auto parts = reinterpret(dst, c10::toRealValueType(to));
+    if (at::isComplexType(from)) return copy_on_device(reinterpret(src, c10::toRealValueType(from)), parts);
+    copy_on_device(src, parts.select(-1, 0));
+    parts.select(-1, 1).zero_();
+    return;
+  }
+  // complex to real: the real part, with the CPU's warning
+  TORCH_WARN_ONCE("Casting complex values to real discards the imaginary part");
+  copy_on_device(reinterpret(src, c10::toRealValueType(from)).select(-1, 0), dst);
+}
+
+// Applies what the conjugate/negative bits of a copy's two sides differ by to dst's bytes.
+void apply_sign_bits(const at::Tensor& dst, bool conj, bool neg) {
+  if (neg) {
+    at::Tensor values = dst.is_complex() ? reinterpret(dst, c10::toRealValueType(dst.scalar_type())) : dst;
+    at::neg_out(values, values);
+  }
+  if (conj && dst.is_complex()) {
+    auto imag = reinterpret(dst, c10::toRealValueType(dst.scalar_type())).select(-1, 1);
+    at::neg_out(imag, imag);
+  }
 }
 
 // Moves dst.nbytes() dense bytes between the host and `device`, on its current stream. As
@@ -95,27 +185,36 @@ void copy_device_to_host(const at::Tensor& src, const at::Tensor& dst, bool non_
     memcpy_host(src, dst, CopyKind::DeviceToHost, src.device().index(), non_blocking);
     return;
   }
-  // Lay the data out densely in dst's dtype on the device, then move bytes.
-  at::Tensor dense = at::empty(dst.sizes(), src.options().dtype(dst.scalar_type()));
+  // Lay the data out densely on the device (in dst's dtype when the device converts it), move
+  // bytes, then cast and lay out on the CPU what is left to do.
+  const auto dtype = device_converts(src.scalar_type(), dst.scalar_type()) ? dst.scalar_type() : src.scalar_type();
+  at::Tensor dense = at::empty(dst.sizes(), src.options().dtype(dtype));
   copy_on_device(src, dense);
-  if (dst.is_contiguous()) {
+  if (dst.is_contiguous() && dtype == dst.scalar_type()) {
     memcpy_host(dense, dst, CopyKind::DeviceToHost, src.device().index());
-  } else {
-    at::Tensor landing = at::empty(dst.sizes(), dst.options().memory_format(at::MemoryFormat::Contiguous));
-    memcpy_host(dense, landing, CopyKind::DeviceToHost, src.device().index());
-    dst.copy_(landing);
+    return;
+  }
+  at::Tensor landing = at::empty(dst.sizes(), dst.options().dtype(dtype).memory_format(at::MemoryFormat::Contiguous));
+  memcpy_host(dense, landing, CopyKind::DeviceToHost, src.device().index());
+  if (dtype != dst.scalar_type()) {
+    dst.copy_(landing);  // the CPU converts
+  } else {  // moved as bytes: the CPU may have no copy kernel for the dtype (uint1..7, bits)
+    const auto as = bytes_dtype(dtype);
+    reinterpret(dst, as).copy_(reinterpret(landing, as));
   }
 }
 
 void copy_host_to_device(const at::Tensor& src, const at::Tensor& dst, bool non_blocking) {
-  const at::Tensor host = src.resolve_conj().resolve_neg();
-  if (plain_bytes_copy(host, dst)) {
-    memcpy_host(host, dst, CopyKind::HostToDevice, dst.device().index(), non_blocking);
+  if (plain_bytes_copy(src, dst)) {
+    memcpy_host(src, dst, CopyKind::HostToDevice, dst.device().index(), non_blocking);
     return;
   }
-  // Move src's bytes densely (in its own dtype), then broadcast, cast and lay out on the device.
-  const at::Tensor dense_host = host.contiguous();
-  at::Tensor landing = at::empty(dense_host.sizes(), dst.options().dtype(dense_host.scalar_type()));
+  // Move src's bytes densely (cast on the CPU first if the device cannot; laid out as bytes, as
+  // the CPU may have no copy kernel for the dtype), then broadcast, cast and lay out on the device.
+  const at::Tensor host = device_converts(src.scalar_type(), dst.scalar_type()) ? src : src.to(dst.scalar_type());
+  const at::Tensor dense_host =
+      host.is_contiguous() ? host : reinterpret(host, bytes_dtype(host.scalar_type())).contiguous();
+  at::Tensor landing = at::empty(host.sizes(), dst.options().dtype(host.scalar_type()));
   memcpy_host(dense_host, landing, CopyKind::HostToDevice, dst.device().index());
   copy_on_device(landing, dst);
   // The pageable host buffer must outlive the asynchronous copy.
@@ -130,13 +229,19 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blo
   TORCH_CHECK(self.device().is_cpu() || on_foo(self), "_copy_from: cannot copy from ", self.device(), " to ", dst.device());
   TORCH_CHECK(dst.device().is_cpu() || on_foo(dst), "_copy_from: cannot copy from ", self.device(), " to ", dst.device());
   if (dst.numel() == 0) return dst;
+  // Copy the bytes as they are, then apply what the two sides' conjugate/negative bits differ by
+  // (on the host only once the bytes are there: such a copy does not stay in flight).
+  const bool conj = self.is_conj() != dst.is_conj(), neg = self.is_neg() != dst.is_neg();
+  const bool async = non_blocking && !conj && !neg;
+  const at::Tensor src_bytes = physical(self), dst_bytes = physical(dst);
   if (on_foo(self) && on_foo(dst)) {
-    copy_device_to_device(self, dst);
+    copy_device_to_device(src_bytes, dst_bytes);
   } else if (on_foo(self)) {
-    copy_device_to_host(self, dst, non_blocking);
+    copy_device_to_host(src_bytes, dst_bytes, async);
   } else {
-    copy_host_to_device(self, dst, non_blocking);
+    copy_host_to_device(src_bytes, dst_bytes, async);
   }
+  apply_sign_bits(dst_bytes, conj, neg);
   return dst;
 }
 
@@ -150,7 +255,25 @@ at::Scalar local_scalar_dense(const at::Tensor& self) {
   return stage_to_cpu(self).item();
 }
 
+namespace {
+
+// A fill of a dtype no kernel computes: the CPU makes the one element (with its conversion and
+// errors), the device copies its bytes everywhere.
+at::Tensor& fill_from_host_element(at::Tensor& self, const at::Scalar& value) {
+  const at::Tensor host = at::scalar_tensor(value, at::TensorOptions().dtype(self.scalar_type()));
+  if (self.numel() == 0) return self;
+  const at::Tensor element = at::empty({}, self.options());
+  copy_host_to_device(host, element, /*non_blocking=*/false);
+  const at::Tensor self_bytes = physical(self);
+  copy_on_device(element, self_bytes);
+  apply_sign_bits(self_bytes, self.is_conj(), self.is_neg());
+  return self;
+}
+
+}  // namespace
+
 at::Tensor& fill_scalar(at::Tensor& self, const at::Scalar& value) {
+  if (!has_kernel_dtype(self.scalar_type())) return fill_from_host_element(self, value);
   // The CPU's checked conversion: a value the dtype cannot hold is an error, not inf or a wrap.
   AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, self.scalar_type(), "fill_",
                              [&] { (void)value.to<scalar_t>(); });
@@ -181,5 +304,17 @@ at::Tensor& fill_tensor(at::Tensor& self, const at::Tensor& value) {
 }
 
 at::Tensor& zero_(at::Tensor& self) { return foo::native::fill_scalar(self, 0); }
+
+// _copy_from resolves the conjugate and negative bits itself (copy_from above): ATen's boxed
+// fallbacks for those bits would materialise the source with clone(), whose copy_ calls
+// _copy_from again with the bit still set, recursing until the stack overflows.
+TORCH_LIBRARY_IMPL(aten, Conjugate, m) {
+  m.impl("_copy_from", torch::CppFunction::makeFallthrough());
+  m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
+}
+TORCH_LIBRARY_IMPL(aten, Negative, m) {
+  m.impl("_copy_from", torch::CppFunction::makeFallthrough());
+  m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
+}
 
 }  // namespace foo::native

@@ -6,8 +6,7 @@
 // tensor, the index tensors, the indexed one restrided with stride 0 along its indexed dims — and
 // runs kernels/indexing.cu through run_index_move, which raises the op's error for an index out
 // of range after one synchronisation. Structured ops take their checks and output shapes from
-// ATen's meta functions (StructuredOutputs); each has an `*_impl` that only launches, the body
-// torchgen's structured wrappers will call.
+// ATen's meta functions, run by the generated wrappers; their TORCH_IMPL_FUNCs only launch.
 #include <ATen/ATen.h>
 #include <ATen/ExpandUtils.h>
 #include <ATen/MemoryOverlap.h>
@@ -29,7 +28,6 @@
 #include "aten/elementwise.h"
 #include "aten/index_launch.h"
 #include "aten/pointwise.h"
-#include "aten/structured.h"
 #include "kernels/embedding.h"
 #include "native/embedding.h"
 #include "native/embedding_dense_backward.h"
@@ -284,12 +282,9 @@ void index_impl(const at::TensorIteratorBase& iter, const at::DimVector& sizes, 
 
 }  // namespace
 
-at::Tensor& index_out(const at::Tensor& self, const c10::List<std::optional<at::Tensor>>& indices, at::Tensor& out) {
-  StructuredOutputs<at::meta::structured_index_Tensor> op({&out});
-  const auto precomputed = op.meta(self, at::IOptTensorListRef(indices));
-  index_impl(op, precomputed.sizes, precomputed.strides);
-  op.finish();
-  return out;
+TORCH_IMPL_FUNC(index_out)(const at::Tensor& /*self*/, at::DimVector sizes, at::DimVector strides,
+                           const at::Tensor& /*out*/) {
+  index_impl(*this, sizes, strides);
 }
 
 at::Tensor& index_put_impl_(at::Tensor& self, const c10::List<std::optional<at::Tensor>>& indices,
@@ -366,7 +361,7 @@ at::Tensor embedding(const at::Tensor& weight, const at::Tensor& indices, int64_
 
 at::Tensor embedding_dense_backward(const at::Tensor& grad_output, const at::Tensor& indices, int64_t num_weights,
                                     int64_t padding_idx, bool scale_grad_by_freq) {
-  FOO_CHECK_DTYPE(at::isFloatingType(grad_output.scalar_type()), "embedding_dense_backward", grad_output.scalar_type());
+  check_kernel_dtype("embedding_dense_backward", grad_output.scalar_type(), foo::kernels::kFloatingTypes);
   at::checkScalarTypes("embedding_backward", at::TensorArg(indices, "indices", 2), {at::kLong, at::kInt});
   const int64_t width = grad_output.size(-1);
   // Rows are summed in float for 16-bit gradients (as CUDA does), then rounded once.
@@ -400,7 +395,7 @@ at::Tensor& embedding_renorm_(at::Tensor& self, const at::Tensor& indices, doubl
   // The CPU's checks (embedding_renorm_cpu_); every distinct indexed row is renormalised once.
   at::checkDim("embedding_renorm_", at::TensorArg(self, "self", 1), 2);
   at::checkScalarTypes("embedding_renorm_", at::TensorArg(indices, "indices", 2), {at::kLong, at::kInt});
-  FOO_CHECK_DTYPE(at::isFloatingType(self.scalar_type()), "embedding_renorm_", self.scalar_type());
+  check_kernel_dtype("embedding_renorm_", self.scalar_type(), foo::kernels::kFloatingTypes);
   if (indices.numel() == 0) return self;
   // The distinct rows: a flag scattered at every index, then the flags' positions (nonzero
   // synchronises once to size its result).
@@ -416,78 +411,47 @@ at::Tensor& embedding_renorm_(at::Tensor& self, const at::Tensor& indices, doubl
   return self;
 }
 
-at::Tensor& index_add_out(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& source,
-                          const at::Scalar& alpha, at::Tensor& out) {
-  StructuredOutputs<at::meta::structured_index_add> op({&out});
-  const auto precomputed = op.meta(self, dim, index, source, alpha);
-  index_add_impl(self, precomputed.dim, index, source, alpha, op.output());
-  op.finish();
-  return out;
+TORCH_IMPL_FUNC(index_add_out)(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& source,
+                               const at::Scalar& alpha, const at::Tensor& out) {
+  index_add_impl(self, dim, index, source, alpha, out);
 }
 
-at::Tensor& gather_out(const at::Tensor& self, int64_t dim, const at::Tensor& index, bool sparse_grad,
-                       at::Tensor& out) {
-  StructuredOutputs<at::meta::structured_gather> op({&out});
-  op.meta(self, dim, index, sparse_grad);
-  gather_impl(self, dim, index, op.output());
-  op.finish();
-  return out;
+TORCH_IMPL_FUNC(gather_out)(const at::Tensor& self, int64_t dim, const at::Tensor& index, bool /*sparse_grad*/,
+                            const at::Tensor& out) {
+  gather_impl(self, dim, index, out);
 }
 
-at::Tensor& scatter_src_out(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src,
-                            at::Tensor& out) {
-  StructuredOutputs<at::meta::structured_scatter_src> op({&out});
-  op.meta(self, dim, index, src);
-  scatter_impl(self, dim, index, src, std::nullopt, IndexMode::Scatter, op.output());
-  op.finish();
-  return out;
+TORCH_IMPL_FUNC(scatter_src_out)(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src,
+                                 const at::Tensor& out) {
+  scatter_impl(self, dim, index, src, std::nullopt, IndexMode::Scatter, out);
 }
 
-at::Tensor& scatter_value_out(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Scalar& value,
-                              at::Tensor& out) {
-  StructuredOutputs<at::meta::structured_scatter_value> op({&out});
-  op.meta(self, dim, index, value);
-  scatter_impl(self, dim, index, std::nullopt, value, IndexMode::Scatter, op.output());
-  op.finish();
-  return out;
+TORCH_IMPL_FUNC(scatter_value_out)(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                                   const at::Scalar& value, const at::Tensor& out) {
+  scatter_impl(self, dim, index, std::nullopt, value, IndexMode::Scatter, out);
 }
 
-at::Tensor& scatter_reduce_out(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src,
-                               c10::string_view reduce, at::Tensor& out) {
-  StructuredOutputs<at::meta::structured_scatter_reduce> op({&out});
-  op.meta(self, dim, index, src, reduce);
+TORCH_IMPL_FUNC(scatter_reduce_out)(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src,
+                                    c10::string_view reduce, const at::Tensor& out) {
   const IndexMode mode = mode_of(at::native::get_operator_enum(reduce, /*use_new_options=*/false));
-  scatter_impl(self, dim, index, src, std::nullopt, mode, op.output());
-  op.finish();
-  return out;
+  scatter_impl(self, dim, index, src, std::nullopt, mode, out);
 }
 
-at::Tensor& scatter_value_reduce_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
-                                     const at::Scalar& value, c10::string_view reduce, at::Tensor& out) {
-  StructuredOutputs<at::meta::structured_scatter_value_reduce> op({&out});
-  op.meta(self, dim, index, value, reduce);
+TORCH_IMPL_FUNC(scatter_value_reduce_out)(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                                          const at::Scalar& value, c10::string_view reduce, const at::Tensor& out) {
   const IndexMode mode = mode_of(at::native::get_operator_enum(reduce, /*use_new_options=*/false));
-  scatter_impl(self, dim, index, std::nullopt, value, mode, op.output());
-  op.finish();
-  return out;
+  scatter_impl(self, dim, index, std::nullopt, value, mode, out);
 }
 
-at::Tensor& scatter_add_out(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src,
-                            at::Tensor& out) {
-  StructuredOutputs<at::meta::structured_scatter_add> op({&out});
-  op.meta(self, dim, index, src);
-  scatter_impl(self, dim, index, src, std::nullopt, IndexMode::ScatterAdd, op.output());
-  op.finish();
-  return out;
+TORCH_IMPL_FUNC(scatter_add_out)(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src,
+                                 const at::Tensor& out) {
+  scatter_impl(self, dim, index, src, std::nullopt, IndexMode::ScatterAdd, out);
 }
 
-at::Tensor& scatter_reduce_two_out(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src,
-                                   c10::string_view reduce, bool include_self, at::Tensor& out) {
-  StructuredOutputs<at::meta::structured_scatter_reduce_two> op({&out});
-  op.meta(self, dim, index, src, reduce, include_self);
-  scatter_reduce_two_impl(self, dim, index, src, reduce, include_self, op.output());
-  op.finish();
-  return out;
+TORCH_IMPL_FUNC(scatter_reduce_two_out)(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                                        const at::Tensor& src, c10::string_view reduce, bool include_self,
+                                        const at::Tensor& out) {
+  scatter_reduce_two_impl(self, dim, index, src, reduce, include_self, out);
 }
 
 }  // namespace foo::native

@@ -1,29 +1,27 @@
 #pragma once
-// ATen dtypes as the kernels' DType (kernels/dtype.h). DType numbers dtypes as c10::ScalarType
-// does, so the conversion is a cast; this is the one place that checks the numbering.
+// ATen dtypes as kernel dtypes, and the one "not implemented for dtype" error of csrc/aten.
+// kernels/dtype.h numbers its DType as c10::ScalarType does, so the mapping is a cast.
 #include <c10/core/ScalarType.h>
+#include <string>
+#include <c10/util/Exception.h>
 
 #include "kernels/dtype.h"
 
 namespace foo::native {
 
-namespace dtype_detail {
-constexpr bool same_number(foo::kernels::DType d, c10::ScalarType t) {
-  return static_cast<int>(d) == static_cast<int>(t);
-}
-using D = foo::kernels::DType;
-static_assert(same_number(D::UInt8, c10::kByte) && same_number(D::Int8, c10::kChar) &&
-                  same_number(D::Int16, c10::kShort) && same_number(D::Int32, c10::kInt) &&
-                  same_number(D::Int64, c10::kLong) && same_number(D::Float16, c10::kHalf) &&
-                  same_number(D::Float32, c10::kFloat) && same_number(D::Float64, c10::kDouble) &&
-                  same_number(D::Bool, c10::kBool) && same_number(D::BFloat16, c10::kBFloat16),
+static_assert(static_cast<int>(foo::kernels::DType::UInt8) == static_cast<int>(c10::kByte) &&
+                  static_cast<int>(foo::kernels::DType::Int8) == static_cast<int>(c10::kChar) &&
+                  static_cast<int>(foo::kernels::DType::Int16) == static_cast<int>(c10::kShort) &&
+                  static_cast<int>(foo::kernels::DType::Int32) == static_cast<int>(c10::kInt) &&
+                  static_cast<int>(foo::kernels::DType::Int64) == static_cast<int>(c10::kLong) &&
+                  static_cast<int>(foo::kernels::DType::Float16) == static_cast<int>(c10::kHalf) &&
+                  static_cast<int>(foo::kernels::DType::Float32) == static_cast<int>(c10::kFloat) &&
+                  static_cast<int>(foo::kernels::DType::Float64) == static_cast<int>(c10::kDouble) &&
+                  static_cast<int>(foo::kernels::DType::Bool) == static_cast<int>(c10::kBool) &&
+                  static_cast<int>(foo::kernels::DType::BFloat16) == static_cast<int>(c10::kBFloat16),
               "kernels::DType must number dtypes as c10::ScalarType does");
-}  // namespace dtype_detail
 
-inline foo::kernels::DType kernel_dtype(c10::ScalarType t) { return static_cast<foo::kernels::DType>(t); }
-
-// Whether the kernels have a DType for t (complex, 8-bit floats, quantized and unsigned types
-// beyond uint8 have none).
+// Whether kernels have an element type for t (complex, quantized and 8-bit floats have none).
 inline bool has_kernel_dtype(c10::ScalarType t) {
   switch (t) {
     case c10::kByte: case c10::kChar: case c10::kShort: case c10::kInt: case c10::kLong:
@@ -32,6 +30,19 @@ inline bool has_kernel_dtype(c10::ScalarType t) {
     default:
       return false;
   }
+}
+
+inline foo::kernels::DType kernel_dtype(c10::ScalarType t) { return static_cast<foo::kernels::DType>(t); }
+
+// NotImplementedError, worded as the CPU's and naming the torch dtype too:
+// "\"op\" not implemented for 'Long' (int64) on foo", unless `types` (a set of kernels/dtype.h
+// bits, e.g. kFloatingTypes) holds t.
+inline void check_kernel_dtype(const char* op, c10::ScalarType t, uint32_t types = foo::kernels::kAllTypes) {
+  const bool known = has_kernel_dtype(t);
+  TORCH_CHECK_NOT_IMPLEMENTED(known && (types & foo::kernels::dtype_bit(kernel_dtype(t))) != 0, "\"", op,
+                              "\" not implemented for '", c10::toString(t), "'",
+                              known ? std::string(" (") + foo::kernels::dtype_name(kernel_dtype(t)) + ")" : std::string(),
+                              " on foo");
 }
 
 }  // namespace foo::native

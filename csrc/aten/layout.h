@@ -2,6 +2,7 @@
 // Host side of kernels/layout.h: where a tensor's logical elements live, for kernels that write
 // (or read) a strided tensor in place.
 #include <optional>
+#include <utility>
 
 #include <ATen/ATen.h>
 
@@ -45,6 +46,12 @@ at::Tensor& write_in_place(at::Tensor& out, Write&& write) {
     out.copy_(tmp);
   }
   return out;
+}
+
+// t itself when layout_of can describe it, else a contiguous copy; with its layout (for reading).
+inline std::pair<at::Tensor, foo::kernels::Layout> readable_layout(const at::Tensor& t) {
+  if (auto layout = layout_of(t)) return {t, *layout};
+  return {t.contiguous(), foo::kernels::Layout{}};
 }
 
 }  // namespace foo::native

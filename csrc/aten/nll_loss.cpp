@@ -12,7 +12,8 @@
 #include <ATen/TensorUtils.h>
 
 #include "aten/device_memory.h"
-#include "aten/softmax_common.h"
+#include "aten/kernel_dtype.h"
+#include "aten/out_arg.h"
 #include "kernels/nll_loss.h"
 #include "native/nll_loss2d_backward_out.h"
 #include "native/nll_loss2d_forward_out.h"
@@ -23,9 +24,6 @@
 namespace foo::native {
 namespace {
 
-using softmax_common::finish_output;
-using softmax_common::prepare_output;
-
 constexpr int64_t kNone = 0, kSum = 2;  // at::Reduction::None, Sum
 
 struct Geometry {
@@ -35,8 +33,7 @@ struct Geometry {
 
 void check_dtypes(const char* op, const at::Tensor& self, const at::Tensor& target, const at::Tensor& weight,
                   bool byte_targets) {
-  TORCH_CHECK_NOT_IMPLEMENTED(softmax_common::is_kernel_float(self.scalar_type()), "\"", op, "\" not implemented for '",
-                              self.scalar_type(), "'");
+  check_kernel_dtype(op, self.scalar_type(), foo::kernels::kFloatingTypes);
   if (byte_targets) {
     TORCH_CHECK(target.scalar_type() == at::kLong || target.scalar_type() == at::kByte,
                 "expected target dtype to be Long or Byte, but got ", target.scalar_type());
@@ -65,45 +62,38 @@ at::Tensor optional_contiguous(const std::optional<at::Tensor>& t) {
 
 const void* data_or_null(const at::Tensor& t) { return t.defined() ? t.const_data_ptr() : nullptr; }
 
+// Outputs already sized (by ATen's meta function, or prepare_out for nll_loss2d).
 void forward(const at::Tensor& self, const at::Tensor& target, const at::Tensor& weight,
-             int64_t reduction, int64_t ignore_index, const Geometry& g, at::IntArrayRef output_sizes,
-             at::Tensor& output, at::Tensor& total_weight) {
-  at::Tensor out = prepare_output(output, output_sizes, self.options());
-  at::Tensor tw = prepare_output(total_weight, {}, self.options());
+             int64_t reduction, int64_t ignore_index, const Geometry& g, const at::Tensor& output,
+             const at::Tensor& total_weight) {
   const at::Tensor x = self.contiguous(), t = target.contiguous();
   at::Tensor error = at::empty({2}, self.options().dtype(at::kLong));
-  FOO_CALL_KERNEL(nll_loss_forward, foo::runtime::current_native_stream(self.device().index()), x.const_data_ptr(),
-                  t.const_data_ptr(), data_or_null(weight), out.mutable_data_ptr(), tw.mutable_data_ptr(),
-                  error.mutable_data_ptr<int64_t>(), kernel_dtype(x.scalar_type()), kernel_dtype(t.scalar_type()), g.n,
-                  g.classes, g.spatial, reduction, ignore_index);
+  with_contiguous_output(output, [&](const at::Tensor& out) {
+    with_contiguous_output(total_weight, [&](const at::Tensor& tw) {
+      FOO_CALL_KERNEL(nll_loss_forward, foo::runtime::current_native_stream(self.device().index()),
+                      x.const_data_ptr(), t.const_data_ptr(), data_or_null(weight), out.mutable_data_ptr(),
+                      tw.mutable_data_ptr(), error.mutable_data_ptr<int64_t>(), kernel_dtype(x.scalar_type()),
+                      kernel_dtype(t.scalar_type()), g.n, g.classes, g.spatial, reduction, ignore_index);
+    });
+  });
   if (g.samples() > 0) check_targets(error);
-  finish_output(output, out);
-  finish_output(total_weight, tw);
 }
 
 void backward(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
               const at::Tensor& weight, int64_t reduction, int64_t ignore_index, const at::Tensor& total_weight,
-              const Geometry& g, at::Tensor& grad_input) {
-  at::Tensor gi = prepare_output(grad_input, self.sizes(), self.options());
+              const Geometry& g, const at::Tensor& grad_input) {
   const at::Tensor go = grad_output.contiguous(), t = target.contiguous();
   at::Tensor error = at::empty({2}, self.options().dtype(at::kLong));
-  FOO_CALL_KERNEL(nll_loss_backward, foo::runtime::current_native_stream(self.device().index()), go.const_data_ptr(),
-                  t.const_data_ptr(), data_or_null(weight), total_weight.const_data_ptr(), gi.mutable_data_ptr(),
-                  error.mutable_data_ptr<int64_t>(), kernel_dtype(self.scalar_type()), kernel_dtype(t.scalar_type()),
-                  g.n, g.classes, g.spatial, reduction, ignore_index);
+  with_contiguous_output(grad_input, [&](const at::Tensor& gi) {
+    FOO_CALL_KERNEL(nll_loss_backward, foo::runtime::current_native_stream(self.device().index()),
+                    go.const_data_ptr(), t.const_data_ptr(), data_or_null(weight), total_weight.const_data_ptr(),
+                    gi.mutable_data_ptr(), error.mutable_data_ptr<int64_t>(), kernel_dtype(self.scalar_type()),
+                    kernel_dtype(t.scalar_type()), g.n, g.classes, g.spatial, reduction, ignore_index);
+  });
   if (g.samples() > 0) check_targets(error);
-  finish_output(grad_input, gi);
 }
 
 // ---- nll_loss: input [C] or [N, C] ---------------------------------------------------------
-
-void check_nll_inputs(const at::Tensor& self, const at::Tensor& target) {
-  TORCH_CHECK(self.dim() > 0 && self.dim() <= 2, "input tensor should be 1D or 2D");
-  TORCH_CHECK(target.dim() <= 1, "0D or 1D target tensor expected, multi-target not supported");
-  const bool no_batch_dim = self.dim() == 1 && target.dim() == 0;
-  TORCH_CHECK(no_batch_dim || self.size(0) == target.size(0), "size mismatch (got input: ", self.sizes(),
-              ", target: ", target.sizes(), ")");
-}
 
 Geometry nll_geometry(const at::Tensor& self) {
   Geometry g;
@@ -140,47 +130,28 @@ Geometry nll2d_geometry(const at::Tensor& self) {
 
 }  // namespace
 
-std::tuple<at::Tensor&, at::Tensor&> nll_loss_forward_out(const at::Tensor& self, const at::Tensor& target,
-                                                          const std::optional<at::Tensor>& weight_opt,
-                                                          int64_t reduction, int64_t ignore_index, at::Tensor& output,
-                                                          at::Tensor& total_weight) {
-  const char* op = "nll_loss_forward";
-  check_nll_inputs(self, target);
-  const at::Tensor weight = optional_contiguous(weight_opt);
-  const int64_t classes = self.size(-1);
-  TORCH_CHECK(!weight.defined() || (weight.dim() == 1 && weight.numel() == classes),
-              "weight tensor should be defined either for all ", classes,
-              " classes or no classes but got weight tensor of shape: ", weight.sizes());
-  check_dtypes(op, self, target, weight, /*byte_targets=*/true);
-  std::vector<int64_t> output_sizes;
-  if (reduction == kNone && self.dim() == 2) output_sizes.push_back(self.size(0));
-  forward(self, target, weight, nll_kernel_reduction(self, reduction), ignore_index, nll_geometry(self),
-          output_sizes, output, total_weight);
-  return {output, total_weight};
+// nll_loss_forward / nll_loss_backward are structured: ATen's meta functions check shapes and
+// size the outputs; these check what the kernels support and run them.
+TORCH_IMPL_FUNC(nll_loss_forward_out)(const at::Tensor& self, const at::Tensor& target,
+                                      at::OptionalTensorRef weight_opt, int64_t reduction, int64_t ignore_index,
+                                      const at::Tensor& output, const at::Tensor& total_weight) {
+  const at::Tensor weight = weight_opt ? weight_opt->contiguous() : at::Tensor();
+  check_dtypes("nll_loss_forward", self, target, weight, /*byte_targets=*/true);
+  forward(self, target, weight, nll_kernel_reduction(self, reduction), ignore_index, nll_geometry(self), output,
+          total_weight);
 }
 
-at::Tensor& nll_loss_backward_out(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
-                                  const std::optional<at::Tensor>& weight_opt, int64_t reduction, int64_t ignore_index,
-                                  const at::Tensor& total_weight, at::Tensor& grad_input) {
+TORCH_IMPL_FUNC(nll_loss_backward_out)(const at::Tensor& grad_output, const at::Tensor& self,
+                                       const at::Tensor& target, at::OptionalTensorRef weight_opt, int64_t reduction,
+                                       int64_t ignore_index, const at::Tensor& total_weight,
+                                       const at::Tensor& grad_input) {
   const char* op = "nll_loss_backward";
-  check_nll_inputs(self, target);
-  TORCH_CHECK(total_weight.numel() == 1, "expected total_weight to be a  single element tensor, got: ",
-              total_weight.sizes(), " (", total_weight.numel(), " elements)");
-  const at::Tensor weight = optional_contiguous(weight_opt);
-  TORCH_CHECK(!weight.defined() || weight.numel() == self.size(-1),
-              "weight tensor should be defined either for all or no classes");
-  if (reduction == kNone && self.dim() == 2) {
-    at::check_dim_size(grad_output, 1, 0, self.size(0));
-  } else {
-    TORCH_CHECK(grad_output.dim() <= 1 && grad_output.numel() == 1,
-                "Expected a single element grad_output tensor, but got: ", grad_output.sizes());
-  }
+  const at::Tensor weight = weight_opt ? weight_opt->contiguous() : at::Tensor();
   check_dtypes(op, self, target, weight, /*byte_targets=*/true);
   check_same_dtype(op, "grad_output", grad_output, self);
   check_same_dtype(op, "total_weight", total_weight, self);
   backward(grad_output, self, target, weight, nll_kernel_reduction(self, reduction), ignore_index, total_weight,
            nll_geometry(self), grad_input);
-  return grad_input;
 }
 
 std::tuple<at::Tensor&, at::Tensor&> nll_loss2d_forward_out(const at::Tensor& self, const at::Tensor& target,
@@ -193,7 +164,9 @@ std::tuple<at::Tensor&, at::Tensor&> nll_loss2d_forward_out(const at::Tensor& se
   check_dtypes(op, self, target, weight, /*byte_targets=*/false);
   std::vector<int64_t> output_sizes;
   if (reduction == kNone) output_sizes = {self.size(0), self.size(2), self.size(3)};
-  forward(self, target, weight, reduction, ignore_index, nll2d_geometry(self), output_sizes, output, total_weight);
+  prepare_out(output, output_sizes, self.options());
+  prepare_out(total_weight, {}, self.options());
+  forward(self, target, weight, reduction, ignore_index, nll2d_geometry(self), output, total_weight);
   return {output, total_weight};
 }
 
@@ -217,6 +190,7 @@ at::Tensor& nll_loss2d_backward_out(const at::Tensor& grad_output, const at::Ten
   check_dtypes(op, self, target, weight, /*byte_targets=*/false);
   check_same_dtype(op, "grad_output", grad_output, self);
   check_same_dtype(op, "total_weight", total_weight, self);
+  prepare_out(grad_input, self.sizes(), self.options());
   backward(grad_output, self, target, weight, reduction, ignore_index, total_weight, nll2d_geometry(self),
            grad_input);
   return grad_input;

@@ -1,20 +1,13 @@
 // 2-d pooling: max_pool2d_with_indices, avg_pool2d, _adaptive_avg_pool2d, adaptive_max_pool2d and
-// their backward ops (kernels/pool.h). The structured ones run ATen's own meta functions for
-// checks and output shapes (aten/structured.h) and then an `*_impl` core that only launches,
-// taking the same arguments as ATen's TORCH_IMPL_FUNCs; _adaptive_avg_pool2d (not structured)
-// uses ATen's shape rules directly. 3-d inputs are one image; any layout is read and written
-// through strides (outputs follow the input's memory format, as the meta functions decide).
+// their backward ops (kernels/pool.h). The structured ones implement only impl() (ATen's meta
+// functions, run by the generated wrappers, check arguments and shape the outputs);
+// _adaptive_avg_pool2d (not structured) uses ATen's shape rules directly. 3-d inputs are one
+// image; any layout is read and written through strides (outputs follow the input's memory
+// format, as the meta functions decide).
 #include <ATen/ATen.h>
 #include <ATen/native/AdaptivePooling.h>
-#include <ATen/ops/adaptive_max_pool2d_backward_meta.h>
-#include <ATen/ops/adaptive_max_pool2d_meta.h>
-#include <ATen/ops/avg_pool2d_backward_meta.h>
-#include <ATen/ops/avg_pool2d_meta.h>
-#include <ATen/ops/max_pool2d_with_indices_backward_meta.h>
-#include <ATen/ops/max_pool2d_with_indices_meta.h>
 
 #include "aten/layout.h"
-#include "aten/structured.h"
 #include "kernels/pool.h"
 #include "native/adaptive_avg_pool2d.h"
 #include "native/adaptive_avg_pool2d_backward.h"
@@ -86,49 +79,6 @@ void set_window(PoolArgs& a, at::IntArrayRef kernel_size, at::IntArrayRef stride
   std::tie(a.dilation_h, a.dilation_w) = pair_of(dilation, {1, 1});
 }
 
-// ---- cores: outputs allocated and shaped; launch only -------------------------------------------
-
-void max_pool2d_with_indices_impl(const at::Tensor& input, at::IntArrayRef kernel_size, at::IntArrayRef stride,
-                                  at::IntArrayRef padding, at::IntArrayRef dilation, const at::Tensor& output,
-                                  const at::Tensor& indices) {
-  check_dtype("max_pool2d_with_indices", input, /*integers=*/true);
-  PoolArgs a = pool_args(PoolKind::Max, input, output, indices, output);
-  set_window(a, kernel_size, stride, padding, dilation);
-  FOO_CALL_KERNEL(pool2d_forward, stream_of(input), a);
-}
-
-void max_pool2d_with_indices_backward_impl(const at::Tensor& grad_output, const at::Tensor& input,
-                                           at::IntArrayRef kernel_size, at::IntArrayRef stride,
-                                           at::IntArrayRef padding, at::IntArrayRef dilation,
-                                           const at::Tensor& indices, const at::Tensor& grad_input) {
-  check_dtype("max_pool2d_with_indices_backward", input);
-  PoolArgs a = pool_args(PoolKind::Max, grad_input, grad_output, indices, grad_input);
-  set_window(a, kernel_size, stride, padding, dilation);
-  FOO_CALL_KERNEL(pool2d_backward, stream_of(input), a);
-}
-
-void avg_pool2d_impl(const at::Tensor& input, int64_t kH, int64_t kW, int64_t dH, int64_t dW, int64_t padH,
-                     int64_t padW, bool count_include_pad, std::optional<int64_t> divisor_override,
-                     const at::Tensor& output) {
-  check_dtype("avg_pool2d", input);
-  PoolArgs a = pool_args(PoolKind::Avg, input, output, at::Tensor(), output);
-  set_window(a, {kH, kW}, {dH, dW}, {padH, padW}, {1, 1});
-  a.count_include_pad = count_include_pad;
-  a.divisor_override = divisor_override.value_or(0);
-  FOO_CALL_KERNEL(pool2d_forward, stream_of(input), a);
-}
-
-void avg_pool2d_backward_impl(const at::Tensor& grad_output, const at::Tensor& input, at::IntArrayRef kernel_size,
-                              at::IntArrayRef stride, at::IntArrayRef padding, bool count_include_pad,
-                              std::optional<int64_t> divisor_override, const at::Tensor& grad_input) {
-  check_dtype("avg_pool2d_backward", input);
-  PoolArgs a = pool_args(PoolKind::Avg, grad_input, grad_output, at::Tensor(), grad_input);
-  set_window(a, kernel_size, stride, padding, {1, 1});
-  a.count_include_pad = count_include_pad;
-  a.divisor_override = divisor_override.value_or(0);
-  FOO_CALL_KERNEL(pool2d_backward, stream_of(input), a);
-}
-
 void adaptive_pool_impl(PoolKind kind, const at::Tensor& input, const at::Tensor& output, const at::Tensor& indices) {
   check_dtype(kind == PoolKind::AdaptiveMax ? "adaptive_max_pool2d" : "_adaptive_avg_pool2d", input);
   FOO_CALL_KERNEL(pool2d_forward, stream_of(input), pool_args(kind, input, output, indices, output));
@@ -143,64 +93,63 @@ void adaptive_pool_backward_impl(PoolKind kind, const at::Tensor& grad_output, c
 
 }  // namespace
 
-// ---- manifest entries ---------------------------------------------------------------------------
+// ---- structured kernels: ATen's meta functions checked the arguments and shaped the outputs ------
 
-std::tuple<at::Tensor&, at::Tensor&> max_pool2d_with_indices_out(const at::Tensor& self, at::IntArrayRef kernel_size,
-                                                                  at::IntArrayRef stride, at::IntArrayRef padding,
-                                                                  at::IntArrayRef dilation, bool ceil_mode,
-                                                                  at::Tensor& out, at::Tensor& indices) {
-  StructuredOutputs<at::meta::structured_max_pool2d_with_indices, 2> meta({&out, &indices});
-  meta.meta(self, kernel_size, stride, padding, dilation, ceil_mode);
-  max_pool2d_with_indices_impl(self, kernel_size, stride, padding, dilation, out, indices);
-  return {out, indices};
+TORCH_IMPL_FUNC(max_pool2d_with_indices_out)(const at::Tensor& input, at::IntArrayRef kernel_size,
+                                              at::IntArrayRef stride, at::IntArrayRef padding,
+                                              at::IntArrayRef dilation, bool /*ceil_mode*/, const at::Tensor& output,
+                                              const at::Tensor& indices) {
+  check_dtype("max_pool2d_with_indices", input, /*integers=*/true);
+  PoolArgs a = pool_args(PoolKind::Max, input, output, indices, output);
+  set_window(a, kernel_size, stride, padding, dilation);
+  FOO_CALL_KERNEL(pool2d_forward, stream_of(input), a);
 }
 
-at::Tensor& max_pool2d_with_indices_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
-                                                 at::IntArrayRef kernel_size, at::IntArrayRef stride,
-                                                 at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode,
-                                                 const at::Tensor& indices, at::Tensor& grad_input) {
-  StructuredOutputs<at::meta::structured_max_pool2d_with_indices_backward, 1> meta({&grad_input});
-  meta.meta(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
-  max_pool2d_with_indices_backward_impl(grad_output, self, kernel_size, stride, padding, dilation, indices,
-                                        grad_input);
-  return grad_input;
+TORCH_IMPL_FUNC(max_pool2d_with_indices_backward_out)(const at::Tensor& grad_output, const at::Tensor& input,
+                                                       at::IntArrayRef kernel_size, at::IntArrayRef stride,
+                                                       at::IntArrayRef padding, at::IntArrayRef dilation,
+                                                       bool /*ceil_mode*/, const at::Tensor& indices,
+                                                       const at::Tensor& grad_input) {
+  check_dtype("max_pool2d_with_indices_backward", input);
+  PoolArgs a = pool_args(PoolKind::Max, grad_input, grad_output, indices, grad_input);
+  set_window(a, kernel_size, stride, padding, dilation);
+  FOO_CALL_KERNEL(pool2d_backward, stream_of(input), a);
 }
 
-at::Tensor& avg_pool2d_out(const at::Tensor& self, at::IntArrayRef kernel_size, at::IntArrayRef stride,
-                           at::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
-                           std::optional<int64_t> divisor_override, at::Tensor& out) {
-  StructuredOutputs<at::meta::structured_avg_pool2d, 1> meta({&out});
-  const auto p = meta.meta(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  avg_pool2d_impl(self, p.kH, p.kW, p.dH, p.dW, p.padH, p.padW, count_include_pad, divisor_override, out);
-  return out;
+TORCH_IMPL_FUNC(avg_pool2d_out)(const at::Tensor& input, int64_t kH, int64_t kW, int64_t dH, int64_t dW, int64_t padH,
+                                int64_t padW, bool /*ceil_mode*/, bool count_include_pad,
+                                std::optional<int64_t> divisor_override, const at::Tensor& output) {
+  check_dtype("avg_pool2d", input);
+  PoolArgs a = pool_args(PoolKind::Avg, input, output, at::Tensor(), output);
+  set_window(a, {kH, kW}, {dH, dW}, {padH, padW}, {1, 1});
+  a.count_include_pad = count_include_pad;
+  a.divisor_override = divisor_override.value_or(0);
+  FOO_CALL_KERNEL(pool2d_forward, stream_of(input), a);
 }
 
-at::Tensor& avg_pool2d_backward_out(const at::Tensor& grad_output, const at::Tensor& self, at::IntArrayRef kernel_size,
-                                    at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode,
-                                    bool count_include_pad, std::optional<int64_t> divisor_override,
-                                    at::Tensor& grad_input) {
-  StructuredOutputs<at::meta::structured_avg_pool2d_backward, 1> meta({&grad_input});
-  meta.meta(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  avg_pool2d_backward_impl(grad_output, self, kernel_size, stride, padding, count_include_pad, divisor_override,
-                           grad_input);
-  return grad_input;
+TORCH_IMPL_FUNC(avg_pool2d_backward_out)(const at::Tensor& grad_output, const at::Tensor& input,
+                                         at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding,
+                                         bool /*ceil_mode*/, bool count_include_pad,
+                                         std::optional<int64_t> divisor_override, const at::Tensor& grad_input) {
+  check_dtype("avg_pool2d_backward", input);
+  PoolArgs a = pool_args(PoolKind::Avg, grad_input, grad_output, at::Tensor(), grad_input);
+  set_window(a, kernel_size, stride, padding, {1, 1});
+  a.count_include_pad = count_include_pad;
+  a.divisor_override = divisor_override.value_or(0);
+  FOO_CALL_KERNEL(pool2d_backward, stream_of(input), a);
 }
 
-std::tuple<at::Tensor&, at::Tensor&> adaptive_max_pool2d_out(const at::Tensor& self, at::IntArrayRef output_size,
-                                                              at::Tensor& out, at::Tensor& indices) {
-  StructuredOutputs<at::meta::structured_adaptive_max_pool2d, 2> meta({&out, &indices});
-  meta.meta(self, output_size);
-  adaptive_pool_impl(PoolKind::AdaptiveMax, self, out, indices);
-  return {out, indices};
+TORCH_IMPL_FUNC(adaptive_max_pool2d_out)(const at::Tensor& input, at::IntArrayRef /*output_size*/,
+                                         const at::Tensor& output, const at::Tensor& indices) {
+  adaptive_pool_impl(PoolKind::AdaptiveMax, input, output, indices);
 }
 
-at::Tensor& adaptive_max_pool2d_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
-                                             const at::Tensor& indices, at::Tensor& grad_input) {
-  StructuredOutputs<at::meta::structured_adaptive_max_pool2d_backward, 1> meta({&grad_input});
-  meta.meta(grad_output, self, indices);
+TORCH_IMPL_FUNC(adaptive_max_pool2d_backward_out)(const at::Tensor& grad_output, const at::Tensor& /*self*/,
+                                                  const at::Tensor& indices, const at::Tensor& grad_input) {
   adaptive_pool_backward_impl(PoolKind::AdaptiveMax, grad_output, indices, grad_input);
-  return grad_input;
 }
+
+// ---- _adaptive_avg_pool2d: not structured upstream, so it checks and allocates itself -----------
 
 at::Tensor adaptive_avg_pool2d(const at::Tensor& self, at::IntArrayRef output_size) {
   // The checks of ATen's adaptive_avg_pool2d_out_cpu_template.

@@ -1,170 +1,218 @@
 // Random fills drawn from the foo generator (Philox), so torch.foo.manual_seed reproduces them
 // and the sim and cuda drivers give the same numbers for the same seed: normal_, uniform_,
-// bernoulli_ (p a float or a tensor), bernoulli (functional and out=) and native_dropout (what
-// F.dropout calls on a foo tensor). A strided self is filled in place, element i (row-major)
-// taking the draw of counter i / 2 as a contiguous tensor would (kernels/random.h).
+// log_normal_, exponential_, cauchy_, geometric_, random_ (all overloads: torch.randint), and
+// normal with tensor mean/std. A strided self is filled in place, element i (row-major) taking
+// the draw of counter i / 2 as a contiguous tensor would (kernels/random.h).
+//
+// Argument checks, range arithmetic and the complex cases (normal_/uniform_ of a complex tensor
+// fill its view_as_real) come from ATen's own templates (ATen/native/DistributionTemplates.h),
+// the code the CPU and CUDA run; the structs below are the kernels those templates call.
 #include <ATen/ATen.h>
 #include <ATen/MemoryOverlap.h>
-#include <ATen/core/DistributionsHelper.h>
+#include <ATen/native/DistributionTemplates.h>
 
-#include "aten/layout.h"
+#include "aten/random_common.h"
 #include "kernels/random.h"
-#include "native/bernoulli_float_.h"
-#include "native/bernoulli_out.h"
-#include "native/bernoulli_tensor_.h"
-#include "native/native_dropout.h"
+#include "native/cauchy_.h"
+#include "native/exponential_.h"
+#include "native/geometric_.h"
+#include "native/log_normal_.h"
 #include "native/normal_.h"
+#include "native/normal_float_tensor_out.h"
+#include "native/normal_tensor_float_out.h"
+#include "native/normal_tensor_tensor_out.h"
+#include "native/random_.h"
+#include "native/random_from.h"
+#include "native/random_to.h"
 #include "native/uniform_.h"
-#include "runtime/generator.h"
-#include "runtime/stream.h"
 
 namespace foo::native {
 namespace {
 
+using foo::kernels::Distribution;
 using foo::kernels::Layout;
+namespace templates = at::native::templates;
 
-foo::runtime::PhiloxState reserve(const at::Tensor& self, std::optional<at::Generator> generator) {
-  auto* gen = at::get_generator_or_default<foo::runtime::FooGeneratorImpl>(
-      generator, foo::runtime::default_generator(self.device().index()));
-  std::lock_guard<std::mutex> lock(gen->mutex_);
-  return gen->reserve(static_cast<uint64_t>(self.numel()));
+void check_dtype(const at::Tensor& self, bool ok, const char* op) {
+  TORCH_CHECK_NOT_IMPLEMENTED(ok, "\"", op, "\" not implemented for foo tensors of dtype ", self.scalar_type());
 }
 
-void check_floating(const at::Tensor& self, const char* op) {
-  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(self.scalar_type()), "\"", op,
-                              "\" not implemented for foo tensors of dtype ", self.scalar_type());
-}
-
-enum class Distribution { Uniform, Normal };
-
-at::Tensor& fill_random(at::Tensor& self, std::optional<at::Generator> generator, Distribution dist, double a,
-                        double b, const char* op) {
-  check_floating(self, op);
-  if (self.numel() == 0) return self;
-  at::assert_no_internal_overlap(self);
-  const auto state = reserve(self, std::move(generator));
-  auto stream = foo::runtime::current_native_stream(self.device().index());
-  return write_in_place(self, [&](at::Tensor& t, const Layout& layout) {
-    if (dist == Distribution::Normal) {
-      FOO_CALL_KERNEL(normal_fill, stream, kernel_dtype(t.scalar_type()), t.mutable_data_ptr(), layout, t.numel(),
-                      state.seed, state.offset, a, b);
-    } else {
-      FOO_CALL_KERNEL(uniform_fill, stream, kernel_dtype(t.scalar_type()), t.mutable_data_ptr(), layout, t.numel(),
-                      state.seed, state.offset, a, b);
-    }
-  });
-}
-
-void check_p(double p) {
-  TORCH_CHECK(0 <= p && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
-}
-
-at::Tensor& bernoulli_scalar(at::Tensor& self, double p, std::optional<at::Generator> generator) {
-  check_p(p);
-  if (self.numel() == 0) return self;
-  at::assert_no_internal_overlap(self);
-  const auto state = reserve(self, std::move(generator));
-  auto stream = foo::runtime::current_native_stream(self.device().index());
-  return write_in_place(self, [&](at::Tensor& t, const Layout& layout) {
-    FOO_CALL_KERNEL(bernoulli_fill, stream, kernel_dtype(t.scalar_type()), t.mutable_data_ptr(), layout, t.numel(),
-                    state.seed, state.offset, p, nullptr, foo::kernels::DType::Float64, Layout{}, nullptr);
-  });
-}
-
-// self[i] = u_i < p[i], p broadcast to self's shape. Like the CPU, a p outside [0, 1] is an error:
-// the kernel flags it on the device and the host reads the flag (one synchronisation).
-at::Tensor& bernoulli_tensor(at::Tensor& self, const at::Tensor& p, std::optional<at::Generator> generator) {
-  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(p.scalar_type()),
-                              "\"bernoulli_\" not implemented for a probability tensor of dtype ", p.scalar_type());
-  auto p_expanded = p.expand(self.sizes());
-  if (self.numel() == 0) return self;
-  at::assert_no_internal_overlap(self);
-  auto p_layout = layout_of(p_expanded);
-  if (!p_layout) {
-    p_expanded = p_expanded.contiguous();
-    p_layout = Layout{};
-  }
-  const auto state = reserve(self, std::move(generator));
-  auto stream = foo::runtime::current_native_stream(self.device().index());
-  auto error = at::zeros({1}, self.options().dtype(at::kInt));
+// The core of every continuous fill: self allocated, arguments checked.
+void fill_distribution(at::Tensor self, Distribution dist, double a, double b, std::optional<at::Generator> gen,
+                       const char* op) {
+  check_dtype(self, at::isFloatingType(self.scalar_type()) ||
+                        (dist == Distribution::Geometric && at::isIntegralType(self.scalar_type(), false)),
+              op);
+  if (self.numel() == 0) return;
+  const auto state = reserve_philox(self.device().index(), std::move(gen), self.numel());
+  const auto stream = current_kernel_stream(self);
   write_in_place(self, [&](at::Tensor& t, const Layout& layout) {
-    FOO_CALL_KERNEL(bernoulli_fill, stream, kernel_dtype(t.scalar_type()), t.mutable_data_ptr(), layout, t.numel(),
-                    state.seed, state.offset, 0.0, p_expanded.const_data_ptr(), kernel_dtype(p.scalar_type()),
-                    *p_layout, error.mutable_data_ptr<int>());
+    FOO_CALL_KERNEL(distribution_fill, stream, kernel_dtype(t.scalar_type()), t.mutable_data_ptr(), layout, t.numel(),
+                    state.seed, state.offset, dist, a, b);
   });
-  TORCH_CHECK(error.item<int>() == 0, "bernoulli_: expected every probability in p to be in [0, 1] (p_in >= 0 && p_in <= 1)");
-  return self;
 }
+
+// base + bits % range (range 0: all 64 bits), the core of random_.
+void fill_random_int(at::Tensor self, uint64_t range, int64_t base, std::optional<at::Generator> gen) {
+  if (self.numel() == 0) return;
+  const auto state = reserve_philox(self.device().index(), std::move(gen), self.numel());
+  const auto stream = current_kernel_stream(self);
+  write_in_place(self, [&](at::Tensor& t, const Layout& layout) {
+    FOO_CALL_KERNEL(random_int_fill, stream, kernel_dtype(t.scalar_type()), t.mutable_data_ptr(), layout, t.numel(),
+                    state.seed, state.offset, range, base);
+  });
+}
+
+// The kernels ATen's templates call (their RNG parameter is unused: the generator travels as
+// the optional argument).
+template <typename RNG>
+struct NormalKernel {
+  void operator()(at::Tensor& self, double mean, double std, std::optional<at::Generator> gen) {
+    at::assert_no_internal_overlap(self);
+    fill_distribution(self, Distribution::Normal, mean, std, std::move(gen), "normal_");
+  }
+};
+template <typename RNG>
+struct UniformKernel {
+  void operator()(at::TensorIteratorBase& iter, double from, double to, std::optional<at::Generator> gen) {
+    fill_distribution(iter.tensor(0), Distribution::Uniform, from, to, std::move(gen), "uniform_");
+  }
+};
+template <typename RNG>
+struct LogNormalKernel {
+  void operator()(at::TensorIteratorBase& iter, double mean, double std, std::optional<at::Generator> gen) {
+    fill_distribution(iter.tensor(0), Distribution::LogNormal, mean, std, std::move(gen), "log_normal_");
+  }
+};
+template <typename RNG>
+struct ExponentialKernel {
+  void operator()(at::TensorIteratorBase& iter, double lambda, std::optional<at::Generator> gen) {
+    fill_distribution(iter.tensor(0), Distribution::Exponential, lambda, 0.0, std::move(gen), "exponential_");
+  }
+};
+template <typename RNG>
+struct CauchyKernel {
+  void operator()(at::TensorIteratorBase& iter, double median, double sigma, std::optional<at::Generator> gen) {
+    fill_distribution(iter.tensor(0), Distribution::Cauchy, median, sigma, std::move(gen), "cauchy_");
+  }
+};
+template <typename RNG>
+struct GeometricKernel {
+  void operator()(at::TensorIteratorBase& iter, double p, std::optional<at::Generator> gen) {
+    // log1p(-p) once on the host: the same value for both drivers.
+    fill_distribution(iter.tensor(0), Distribution::Geometric, std::log1p(-p), 0.0, std::move(gen), "geometric_");
+  }
+};
+
+// random_(): integers as the CPU draws them: [0, 2^mantissa] for floating dtypes, [0, max] for
+// integers, {0, 1} for bool.
+uint64_t default_random_range(at::ScalarType t) {
+  switch (t) {
+    case at::kFloat: return (uint64_t{1} << 24) + 1;
+    case at::kDouble: return (uint64_t{1} << 53) + 1;
+    case at::kHalf: return (uint64_t{1} << 11) + 1;
+    case at::kBFloat16: return (uint64_t{1} << 8) + 1;
+    case at::kBool: return 2;
+    case at::kByte: return uint64_t{1} << 8;
+    case at::kChar: return uint64_t{1} << 7;
+    case at::kShort: return uint64_t{1} << 15;
+    case at::kInt: return uint64_t{1} << 31;
+    case at::kLong: return uint64_t{1} << 63;
+    default: break;
+  }
+  TORCH_CHECK_NOT_IMPLEMENTED(false, "\"random_\" not implemented for foo tensors of dtype ", t);
+}
+
+template <typename RNG>
+struct RandomKernel {
+  void operator()(at::TensorIteratorBase& iter, std::optional<at::Generator> gen) {
+    fill_random_int(iter.tensor(0), default_random_range(iter.dtype()), 0, std::move(gen));
+  }
+};
+template <typename RNG>
+struct RandomFromToKernel {
+  void operator()(at::TensorIteratorBase& iter, uint64_t range, int64_t base, std::optional<at::Generator> gen) {
+    (void)default_random_range(iter.dtype());  // the dtype check
+    fill_random_int(iter.tensor(0), range, base, std::move(gen));
+  }
+  // [int64 min, int64 max]: the CPU serves it for these dtypes only.
+  void operator()(at::TensorIteratorBase& iter, std::optional<at::Generator> gen) {
+    const auto t = iter.dtype();
+    TORCH_CHECK(t == at::kLong || t == at::kDouble || t == at::kFloat || t == at::kBFloat16,
+                "random_: the full 64-bit range is supported only for int64, double, float and bfloat16, not ", t);
+    fill_random_int(iter.tensor(0), 0, 0, std::move(gen));
+  }
+};
+
+using Gen = at::Generator;
 
 }  // namespace
 
 at::Tensor& normal_(at::Tensor& self, double mean, double std, std::optional<at::Generator> generator) {
-  TORCH_CHECK(std >= 0.0, "normal_: expects std >= 0.0, but found std ", std);
-  return fill_random(self, std::move(generator), Distribution::Normal, mean, std, "normal_");
+  return templates::normal_impl_<NormalKernel, Gen>(self, mean, std, std::move(generator));
 }
 
 at::Tensor& uniform_(at::Tensor& self, double from, double to, std::optional<at::Generator> generator) {
-  TORCH_CHECK(from <= to, "uniform_: expects from <= to, but found from=", from, " > to=", to);
-  return fill_random(self, std::move(generator), Distribution::Uniform, from, to, "uniform_");
+  return templates::uniform_impl_<UniformKernel, Gen>(self, from, to, std::move(generator));
 }
 
-at::Tensor& bernoulli_float_(at::Tensor& self, double p, std::optional<at::Generator> generator) {
-  return bernoulli_scalar(self, p, std::move(generator));
+at::Tensor& log_normal_(at::Tensor& self, double mean, double std, std::optional<at::Generator> generator) {
+  return templates::log_normal_impl_<LogNormalKernel, Gen>(self, mean, std, std::move(generator));
 }
 
-at::Tensor& bernoulli_tensor_(at::Tensor& self, const at::Tensor& p, std::optional<at::Generator> generator) {
-  return bernoulli_tensor(self, p, std::move(generator));
+at::Tensor& exponential_(at::Tensor& self, double lambd, std::optional<at::Generator> generator) {
+  return templates::exponential_impl_<ExponentialKernel, Gen>(self, lambd, std::move(generator));
 }
 
-// bernoulli(self) and bernoulli.out: self holds the probabilities; the functional result has
-// self's dtype and strides, out= is resized to self's shape and keeps its dtype.
-at::Tensor& bernoulli_out(const at::Tensor& self, std::optional<at::Generator> generator, at::Tensor& out) {
+at::Tensor& cauchy_(at::Tensor& self, double median, double sigma, std::optional<at::Generator> generator) {
+  return templates::cauchy_impl_<CauchyKernel, Gen>(self, median, sigma, std::move(generator));
+}
+
+at::Tensor& geometric_(at::Tensor& self, double p, std::optional<at::Generator> generator) {
+  return templates::geometric_impl_<GeometricKernel, Gen>(self, p, std::move(generator));
+}
+
+// ATen's random_ templates reject other dtypes without naming them; name them first.
+static void check_random_dtype(const at::Tensor& self) {
+  check_dtype(self, at::isFloatingType(self.scalar_type()) || at::isIntegralType(self.scalar_type(), true), "random_");
+}
+
+at::Tensor& random_(at::Tensor& self, std::optional<at::Generator> generator) {
+  check_random_dtype(self);
+  return templates::random_impl<RandomKernel, Gen>(self, std::move(generator));
+}
+
+at::Tensor& random_from(at::Tensor& self, int64_t from, std::optional<int64_t> to,
+                        std::optional<at::Generator> generator) {
+  check_random_dtype(self);
+  return templates::random_from_to_impl<RandomFromToKernel, Gen>(self, from, to, std::move(generator));
+}
+
+at::Tensor& random_to(at::Tensor& self, int64_t to, std::optional<at::Generator> generator) {
+  return random_from(self, 0, to, std::move(generator));
+}
+
+// normal(mean, std) with a tensor mean and/or std: N(0, 1) (or N(0, std)) draws, then scaled and
+// shifted on the device (ATen's normal_out_impl). The functional overloads pass an undefined
+// out, allocated here as ATen's normal_impl allocates it.
+at::Tensor& normal_tensor_float_out(const at::Tensor& mean, double std, std::optional<at::Generator> generator,
+                                    at::Tensor& out) {
+  if (!out.defined()) out = at::empty_like(mean, at::MemoryFormat::Contiguous);
+  return templates::normal_out_impl<NormalKernel, Gen>(out, mean, std, std::move(generator));
+}
+
+at::Tensor& normal_float_tensor_out(double mean, const at::Tensor& std, std::optional<at::Generator> generator,
+                                    at::Tensor& out) {
+  if (!out.defined()) out = at::empty_like(std, at::MemoryFormat::Contiguous);
+  return templates::normal_out_impl<NormalKernel, Gen>(out, mean, std, std::move(generator));
+}
+
+at::Tensor& normal_tensor_tensor_out(const at::Tensor& mean, const at::Tensor& std,
+                                     std::optional<at::Generator> generator, at::Tensor& out) {
   if (!out.defined()) {
-    out = at::empty_like(self, at::MemoryFormat::Preserve);
-  } else {
-    out.resize_(self.sizes());
+    out = at::empty(at::infer_size(mean.sizes(), std.sizes()), mean.options(), at::MemoryFormat::Contiguous);
   }
-  return bernoulli_tensor(out, self, std::move(generator));
-}
-
-// What F.dropout(x, p, training=True) runs on foo (ATen's dropout takes the fused path for
-// PrivateUse1 tensors). As the CPU: the mask keeps each element with probability 1 - p, the
-// output is x * mask * (1 / (1 - p)) (0 when p == 1); outputs take x's strides.
-std::tuple<at::Tensor, at::Tensor> native_dropout(const at::Tensor& input, double p, std::optional<bool> train) {
-  if (input.numel() == 0) return std::make_tuple(input, at::empty_like(input));
-  if (train.has_value() && !*train) {
-    return std::make_tuple(input.clone(), at::ones_like(input, input.options().dtype(at::kBool)));
-  }
-  TORCH_CHECK(at::isFloatingType(input.scalar_type()), "result type Float can't be cast to the desired output type ",
-              input.scalar_type());
-  const double keep = 1.0 - p;
-  check_p(keep);
-  const double scale = keep == 0 ? 0.0 : 1.0 / keep;
-  auto out = at::empty_like(input);
-  auto mask = at::empty_like(input, input.options().dtype(at::kBool));
-  auto x = input;
-  auto x_layout = layout_of(x);
-  if (!x_layout) {
-    x = x.contiguous();
-    x_layout = Layout{};
-  }
-  auto out_layout = layout_of(out);
-  auto out_target = out, mask_target = mask;
-  if (!out_layout || out.strides() != mask.strides()) {
-    out_target = at::empty(input.sizes(), input.options());
-    mask_target = at::empty(input.sizes(), input.options().dtype(at::kBool));
-    out_layout = Layout{};
-  }
-  const auto state = reserve(input, std::nullopt);
-  auto stream = foo::runtime::current_native_stream(input.device().index());
-  FOO_CALL_KERNEL(dropout_fill, stream, kernel_dtype(input.scalar_type()), x.const_data_ptr(), *x_layout,
-                  out_target.mutable_data_ptr(), mask_target.mutable_data_ptr<bool>(), *out_layout, input.numel(),
-                  state.seed, state.offset, keep, scale);
-  if (!out_target.is_same(out)) {
-    out.copy_(out_target);
-    mask.copy_(mask_target);
-  }
-  return std::make_tuple(out, mask);
+  return templates::normal_out_impl<NormalKernel, Gen>(out, mean, std, std::move(generator));
 }
 
 }  // namespace foo::native

@@ -1,6 +1,7 @@
 // Reductions: sum, mean, amax/amin, max/min (over a dim, and over everything), argmax/argmin,
-// var/std, var_mean/std_mean. Each op checks its arguments and computes its output's shape and dtype as the CPU
-// does, then reduce_into() lays the input out as the dense [outer, size, inner] array the
+// var/std, var_mean/std_mean. The structured ones (sum, mean, amax/amin, max/min.dim, argmax/argmin)
+// get their checks and output shapes and dtypes from ATen's meta functions; the others check and
+// size them here as the CPU does. Then reduce_into() lays the input out as the dense [outer, size, inner] array the
 // launcher (kernels/reduce.cu) reduces over `size` — without a copy when the tensor's memory
 // already has that form (any contiguous or permuted-contiguous tensor whose reduced dims are
 // adjacent in memory) — and the kernel writes the output.
@@ -14,7 +15,7 @@
 #include <vector>
 
 #include "aten/kernel_dtype.h"
-#include "aten/structured.h"
+#include "aten/out_arg.h"
 #include "kernels/reduce.h"
 #include "native/all_all_out.h"
 #include "native/all_dim_out.h"
@@ -44,23 +45,7 @@ namespace {
 using at::native::DimMask;
 using foo::kernels::ReduceOp;
 
-void check_kernel_dtype(const char* op, at::ScalarType t) {
-  TORCH_CHECK(has_kernel_dtype(t), op, ": foo has no reduction kernel for dtype ", t);
-}
-
 bool is_reduced(const DimMask& mask, int64_t d) { return mask[static_cast<size_t>(d)]; }
-
-// The output of a reduction: allocated when the functional overload left it undefined, else
-// checked (dtype, as structured kernels do) and resized.
-void prepare_output(at::Tensor& out, const at::Tensor& self, at::IntArrayRef shape, at::ScalarType dtype) {
-  if (!out.defined()) {
-    out = at::empty(shape, self.options().dtype(dtype));
-    return;
-  }
-  TORCH_CHECK(out.scalar_type() == dtype, "Expected out tensor to have dtype ", c10::scalarTypeToTypeMeta(dtype),
-              ", but got ", out.dtype(), " instead");
-  at::native::resize_output(out, shape);
-}
 
 // How the kernel sees the input: `input`'s memory is a dense [outer, size, inner] array, reduced
 // over `size`. Output element o * inner + i belongs to the kept dims `out_order` (logical dim
@@ -155,9 +140,9 @@ Layout plan_layout(const at::Tensor& self, const DimMask& mask, bool logical_ind
 
 // The tensors a reduction writes (null: not wanted), already shaped (keepdim or not).
 struct Outputs {
-  at::Tensor* values = nullptr;   // sum, mean, amax, ..., max.dim's values, var/std
-  at::Tensor* indices = nullptr;  // argmax/argmin, max.dim/min.dim
-  at::Tensor* means = nullptr;    // var_mean/std_mean
+  const at::Tensor* values = nullptr;   // sum, mean, amax, ..., max.dim's values, var/std
+  const at::Tensor* indices = nullptr;  // argmax/argmin, max.dim/min.dim
+  const at::Tensor* means = nullptr;    // var_mean/std_mean
 };
 
 // Runs `op` over the dims of `mask` into `outs`. `self` has the kernel's input dtype.
@@ -169,7 +154,7 @@ void reduce_into(ReduceOp op, const at::Tensor& self, const DimMask& mask, bool 
   // The kernel writes outputs flat, in out_order: straight into a contiguous output when that
   // is the logical order, else into a buffer scattered afterwards.
   const bool in_order = std::is_sorted(l.out_order.begin(), l.out_order.end());
-  auto target = [&](at::Tensor* t) -> at::Tensor {
+  auto target = [&](const at::Tensor* t) -> at::Tensor {
     if (t == nullptr) return {};
     return in_order && t->is_contiguous() ? *t : at::empty({outputs}, t->options());
   };
@@ -194,7 +179,7 @@ void reduce_into(ReduceOp op, const at::Tensor& self, const DimMask& mask, bool 
   args.workspace = workspace.defined() ? workspace.mutable_data_ptr() : nullptr;
   FOO_CALL_KERNEL(reduce, foo::runtime::current_native_stream(self.device().index()), args);
 
-  auto scatter = [&](at::Tensor* t, const at::Tensor& buf) {
+  auto scatter = [&](const at::Tensor* t, const at::Tensor& buf) {
     if (t == nullptr || buf.is_same(*t)) return;
     const int64_t nd = self.dim();
     std::vector<int64_t> dim_stride(static_cast<size_t>(nd), 0);
@@ -228,49 +213,23 @@ bool native_sum_pair(at::ScalarType in, at::ScalarType out, bool mean) {
   return out == at::kFloat && (in == at::kHalf || in == at::kBFloat16);
 }
 
-std::tuple<at::Tensor&, at::Tensor&> minmax_dim(const char* name, ReduceOp op, const at::Tensor& self, int64_t dim,
-                                                bool keepdim, at::Tensor& values, at::Tensor& indices) {
+void minmax_dim(const char* name, ReduceOp op, const at::Tensor& self, int64_t dim, bool keepdim,
+                const at::Tensor& values, const at::Tensor& indices) {
   check_kernel_dtype(name, self.scalar_type());
-  dim = at::maybe_wrap_dim(dim, self.dim());
-  at::native::zero_numel_check_dims(self, dim, name);
-  const DimMask mask = one_dim(self, dim);
-  const auto shape = at::native::shape_from_dim_mask(self, mask, keepdim);
-  prepare_output(values, self, shape, self.scalar_type());
-  prepare_output(indices, self, shape, at::kLong);
-  reduce_into(op, self, mask, keepdim, {&values, &indices});
-  return {values, indices};
+  reduce_into(op, self, one_dim(self, dim), keepdim, {&values, &indices});
 }
 
-at::Tensor& arg_extreme(const char* name, ReduceOp op, const at::Tensor& self, std::optional<int64_t> dim,
-                        bool keepdim, at::Tensor& out) {
-  TORCH_CHECK(self.scalar_type() != at::kBool, name, ": does not support bool input");
-  check_kernel_dtype(name, self.scalar_type());
-  DimMask mask;
-  if (dim.has_value()) {
-    const int64_t wrapped = at::maybe_wrap_dim(*dim, self.dim());
-    at::native::zero_numel_check_dims(self, wrapped, name);
-    mask = one_dim(self, wrapped);
-  } else {
-    TORCH_CHECK_INDEX(self.numel() != 0, name, ": Expected reduction dim to be specified for input.numel() == 0.");
-    mask = all_dims(self);
-  }
-  prepare_output(out, self, at::native::shape_from_dim_mask(self, mask, keepdim), at::kLong);
+void arg_extreme(const char* name, ReduceOp op, const at::Tensor& self, std::optional<int64_t> dim, bool keepdim,
+                 const at::Tensor& out) {
+  check_kernel_dtype(name, self.scalar_type(), foo::kernels::kNumericTypes);
+  const DimMask mask = dim.has_value() ? one_dim(self, at::maybe_wrap_dim(*dim, self.dim())) : all_dims(self);
   reduce_into(op, self, mask, keepdim, {nullptr, &out});
-  return out;
 }
 
-at::Tensor& extreme_values(const char* name, ReduceOp op, const at::Tensor& self, at::IntArrayRef dim, bool keepdim,
-                           at::Tensor& out) {
-  if (out.defined()) {
-    TORCH_CHECK(self.scalar_type() == out.scalar_type(), "Expected the dtype for input and out to match, but got ",
-                self.scalar_type(), " for input's dtype and ", out.scalar_type(), " for out's dtype.");
-  }
+void extreme_values(const char* name, ReduceOp op, const at::Tensor& self, at::IntArrayRef dim, bool keepdim,
+                    const at::Tensor& out) {
   check_kernel_dtype(name, self.scalar_type());
-  if (self.numel() == 0) at::native::zero_numel_check_dims(self, dim, name);
-  const DimMask mask = at::native::make_dim_mask(dim, self.dim());
-  prepare_output(out, self, at::native::shape_from_dim_mask(self, mask, keepdim), self.scalar_type());
-  reduce_into(op, self, mask, keepdim, {&out});
-  return out;
+  reduce_into(op, self, at::native::make_dim_mask(dim, self.dim()), keepdim, {&out});
 }
 
 at::Tensor& extreme_all(const char* name, ReduceOp op, const at::Tensor& self, at::Tensor& out) {
@@ -321,8 +280,8 @@ std::tuple<at::Tensor&, at::Tensor&> var_std_mean(const char* name, bool take_sq
   const double c = correction.value_or(1).toDouble();
   const DimMask mask = at::native::make_dim_mask(dim, self.dim());
   const auto shape = at::native::shape_from_dim_mask(self, mask, keepdim);
-  prepare_output(var, self, shape, self.scalar_type());
-  prepare_output(mean, self, shape, self.scalar_type());
+  prepare_out(var, shape, self.options());
+  prepare_out(mean, shape, self.options());
   warn_degrees_of_freedom(name, self, var, c);
   reduce_into(take_sqrt ? ReduceOp::Std : ReduceOp::Var, self, mask, keepdim, {&var, nullptr, &mean}, c);
   return {var, mean};
@@ -353,47 +312,25 @@ void all_any_impl(ReduceOp op, const at::Tensor& self, const DimMask& mask, bool
   reduce_into(op, self, mask, keepdim, {&out});
 }
 
-template <class Meta, typename... Args>
-at::Tensor& all_any_out(ReduceOp op, const at::Tensor& self, const DimMask& mask, bool keepdim, at::Tensor& out,
-                        Args&&... meta_args) {
-  StructuredOutputs<Meta> m({&out});
-  m.meta(self, std::forward<Args>(meta_args)...);
-  all_any_impl(op, self, mask, keepdim, m.output());
-  m.finish();
-  return out;
-}
-
 }  // namespace
 
-at::Tensor& sum_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
-                    std::optional<at::ScalarType> dtype, at::Tensor& out) {
-  const at::ScalarType out_dtype =
-      out.defined() ? dtype.value_or(out.scalar_type()) : at::native::get_dtype_from_self(self, dtype, true);
+TORCH_IMPL_FUNC(sum_out)(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                         std::optional<at::ScalarType> /*dtype*/, const at::Tensor& out) {
   check_kernel_dtype("sum", self.scalar_type());
-  check_kernel_dtype("sum", out_dtype);
-  const DimMask mask = at::native::make_dim_mask(dim, self.dim());
-  prepare_output(out, self, at::native::shape_from_dim_mask(self, mask, keepdim), out_dtype);
+  check_kernel_dtype("sum", out.scalar_type());
   // The CPU casts the input to the output dtype and sums that.
-  const at::Tensor input = native_sum_pair(self.scalar_type(), out_dtype, false) ? self : self.to(out_dtype);
-  reduce_into(ReduceOp::Sum, input, mask, keepdim, {&out});
-  return out;
+  const at::Tensor input = native_sum_pair(self.scalar_type(), out.scalar_type(), false) ? self : self.to(out.scalar_type());
+  reduce_into(ReduceOp::Sum, input, at::native::make_dim_mask(dim, self.dim()), keepdim, {&out});
 }
 
-at::Tensor& mean_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
-                     std::optional<at::ScalarType> dtype, at::Tensor& out) {
-  const at::ScalarType in_dtype = at::native::get_dtype_from_self(self, dtype, true);
-  if (!at::isFloatingType(in_dtype) && !at::isComplexType(in_dtype)) {
-    TORCH_CHECK(false, "mean(): could not infer output dtype. ", dtype.has_value() ? "Optional" : "Input",
-                " dtype must be either a floating point or complex dtype. Got: ",
-                dtype.has_value() ? *dtype : self.scalar_type());
-  }
-  const at::ScalarType out_dtype = out.defined() ? dtype.value_or(out.scalar_type()) : in_dtype;
+TORCH_IMPL_FUNC(mean_out)(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                          std::optional<at::ScalarType> /*dtype*/, const at::Tensor& out) {
+  const at::ScalarType out_dtype = out.scalar_type();
   check_kernel_dtype("mean", self.scalar_type());
-  TORCH_CHECK(at::isFloatingType(out_dtype) || at::isComplexType(out_dtype), "result type ", in_dtype,
+  TORCH_CHECK(at::isFloatingType(out_dtype) || at::isComplexType(out_dtype), "result type ", self.scalar_type(),
               " can't be cast to the desired output type ", out_dtype);
   check_kernel_dtype("mean", out_dtype);
   const DimMask mask = at::native::make_dim_mask(dim, self.dim());
-  prepare_output(out, self, at::native::shape_from_dim_mask(self, mask, keepdim), out_dtype);
   // As the CPU: a 16-bit float mean is a float32 sum divided in float32 (the kernel does that
   // for half -> half); otherwise the input is cast to the output dtype first.
   const bool low = out_dtype == at::kHalf || out_dtype == at::kBFloat16;
@@ -402,29 +339,29 @@ at::Tensor& mean_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool k
   if (compute == out_dtype) {
     reduce_into(ReduceOp::Mean, input, mask, keepdim, {&out});
   } else {
-    at::Tensor result = at::empty(out.sizes(), out.options().dtype(compute));
+    const at::Tensor result = at::empty(out.sizes(), out.options().dtype(compute));
     reduce_into(ReduceOp::Mean, input, mask, keepdim, {&result});
     out.copy_(result);
   }
-  return out;
 }
 
-at::Tensor& amax_out(const at::Tensor& self, at::IntArrayRef dim, bool keepdim, at::Tensor& out) {
-  return extreme_values("amax()", ReduceOp::Max, self, dim, keepdim, out);
+TORCH_IMPL_FUNC(amax_out)(const at::Tensor& self, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
+  extreme_values("amax()", ReduceOp::Max, self, dim, keepdim, out);
 }
 
-at::Tensor& amin_out(const at::Tensor& self, at::IntArrayRef dim, bool keepdim, at::Tensor& out) {
-  return extreme_values("amin()", ReduceOp::Min, self, dim, keepdim, out);
+TORCH_IMPL_FUNC(amin_out)(const at::Tensor& self, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
+  extreme_values("amin()", ReduceOp::Min, self, dim, keepdim, out);
 }
 
-std::tuple<at::Tensor&, at::Tensor&> max_dim_out(const at::Tensor& self, int64_t dim, bool keepdim, at::Tensor& max,
-                                                 at::Tensor& max_values) {
-  return minmax_dim("max()", ReduceOp::ArgMax, self, dim, keepdim, max, max_values);
+// `dim` arrives wrapped (the meta function's precomputed value).
+TORCH_IMPL_FUNC(max_dim_out)(const at::Tensor& self, int64_t dim, bool keepdim, const at::Tensor& max,
+                             const at::Tensor& max_values) {
+  minmax_dim("max()", ReduceOp::ArgMax, self, dim, keepdim, max, max_values);
 }
 
-std::tuple<at::Tensor&, at::Tensor&> min_dim_out(const at::Tensor& self, int64_t dim, bool keepdim, at::Tensor& min,
-                                                 at::Tensor& min_indices) {
-  return minmax_dim("min()", ReduceOp::ArgMin, self, dim, keepdim, min, min_indices);
+TORCH_IMPL_FUNC(min_dim_out)(const at::Tensor& self, int64_t dim, bool keepdim, const at::Tensor& min,
+                             const at::Tensor& min_indices) {
+  minmax_dim("min()", ReduceOp::ArgMin, self, dim, keepdim, min, min_indices);
 }
 
 at::Tensor& max_unary_out(const at::Tensor& self, at::Tensor& out) {
@@ -435,12 +372,12 @@ at::Tensor& min_unary_out(const at::Tensor& self, at::Tensor& out) {
   return extreme_all("min()", ReduceOp::Min, self, out);
 }
 
-at::Tensor& argmax_out(const at::Tensor& self, std::optional<int64_t> dim, bool keepdim, at::Tensor& out) {
-  return arg_extreme("argmax()", ReduceOp::ArgMax, self, dim, keepdim, out);
+TORCH_IMPL_FUNC(argmax_out)(const at::Tensor& self, std::optional<int64_t> dim, bool keepdim, const at::Tensor& out) {
+  arg_extreme("argmax", ReduceOp::ArgMax, self, dim, keepdim, out);
 }
 
-at::Tensor& argmin_out(const at::Tensor& self, std::optional<int64_t> dim, bool keepdim, at::Tensor& out) {
-  return arg_extreme("argmin()", ReduceOp::ArgMin, self, dim, keepdim, out);
+TORCH_IMPL_FUNC(argmin_out)(const at::Tensor& self, std::optional<int64_t> dim, bool keepdim, const at::Tensor& out) {
+  arg_extreme("argmin", ReduceOp::ArgMin, self, dim, keepdim, out);
 }
 
 at::Tensor& var_out(const at::Tensor& self, at::OptionalIntArrayRef dim, const std::optional<at::Scalar>& correction,
@@ -465,32 +402,30 @@ std::tuple<at::Tensor&, at::Tensor&> std_mean_out(const at::Tensor& self, at::Op
   return var_std_mean("std_mean", true, self, dim, correction, keepdim, out0, out1);
 }
 
-at::Tensor& all_all_out(const at::Tensor& self, at::Tensor& out) {
-  return all_any_out<at::meta::structured_all>(ReduceOp::All, self, all_dims(self), false, out);
+TORCH_IMPL_FUNC(all_all_out)(const at::Tensor& self, const at::Tensor& out) {
+  all_any_impl(ReduceOp::All, self, all_dims(self), false, out);
 }
 
-at::Tensor& all_dim_out(const at::Tensor& self, int64_t dim, bool keepdim, at::Tensor& out) {
-  const DimMask mask = one_dim(self, at::maybe_wrap_dim(dim, self.dim()));
-  return all_any_out<at::meta::structured_all_dim>(ReduceOp::All, self, mask, keepdim, out, dim, keepdim);
+TORCH_IMPL_FUNC(all_dim_out)(const at::Tensor& self, int64_t dim, bool keepdim, const at::Tensor& out) {
+  all_any_impl(ReduceOp::All, self, one_dim(self, at::maybe_wrap_dim(dim, self.dim())), keepdim, out);
 }
 
-at::Tensor& all_dims_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim, at::Tensor& out) {
-  const DimMask mask = at::native::make_dim_mask(dim, self.dim());
-  return all_any_out<at::meta::structured_all_dims>(ReduceOp::All, self, mask, keepdim, out, dim, keepdim);
+TORCH_IMPL_FUNC(all_dims_out)(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                              const at::Tensor& out) {
+  all_any_impl(ReduceOp::All, self, at::native::make_dim_mask(dim, self.dim()), keepdim, out);
 }
 
-at::Tensor& any_all_out(const at::Tensor& self, at::Tensor& out) {
-  return all_any_out<at::meta::structured_any>(ReduceOp::Any, self, all_dims(self), false, out);
+TORCH_IMPL_FUNC(any_all_out)(const at::Tensor& self, const at::Tensor& out) {
+  all_any_impl(ReduceOp::Any, self, all_dims(self), false, out);
 }
 
-at::Tensor& any_dim_out(const at::Tensor& self, int64_t dim, bool keepdim, at::Tensor& out) {
-  const DimMask mask = one_dim(self, at::maybe_wrap_dim(dim, self.dim()));
-  return all_any_out<at::meta::structured_any_dim>(ReduceOp::Any, self, mask, keepdim, out, dim, keepdim);
+TORCH_IMPL_FUNC(any_dim_out)(const at::Tensor& self, int64_t dim, bool keepdim, const at::Tensor& out) {
+  all_any_impl(ReduceOp::Any, self, one_dim(self, at::maybe_wrap_dim(dim, self.dim())), keepdim, out);
 }
 
-at::Tensor& any_dims_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim, at::Tensor& out) {
-  const DimMask mask = at::native::make_dim_mask(dim, self.dim());
-  return all_any_out<at::meta::structured_any_dims>(ReduceOp::Any, self, mask, keepdim, out, dim, keepdim);
+TORCH_IMPL_FUNC(any_dims_out)(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                              const at::Tensor& out) {
+  all_any_impl(ReduceOp::Any, self, at::native::make_dim_mask(dim, self.dim()), keepdim, out);
 }
 
 }  // namespace foo::native

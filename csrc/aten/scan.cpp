@@ -6,7 +6,6 @@
 #include <ATen/ops/cumsum_meta.h>
 
 #include "aten/layout.h"
-#include "aten/structured.h"
 #include "kernels/scan.h"
 #include "native/cumprod_out.h"
 #include "native/cumsum_out.h"
@@ -41,20 +40,14 @@ void cumulative_impl(ScanOp op, const at::Tensor& self, int64_t dim, const at::T
 
 }  // namespace
 
-at::Tensor& cumsum_out(const at::Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype, at::Tensor& out) {
-  StructuredOutputs<at::meta::structured_cumsum> op({&out});
-  op.meta(self, dim, dtype);
-  cumulative_impl(ScanOp::Sum, self, dim, op.output());
-  op.finish();
-  return out;
+TORCH_IMPL_FUNC(cumsum_out)(const at::Tensor& self, int64_t dim, std::optional<at::ScalarType> /*dtype*/,
+                            const at::Tensor& out) {
+  cumulative_impl(ScanOp::Sum, self, dim, out);
 }
 
-at::Tensor& cumprod_out(const at::Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype, at::Tensor& out) {
-  StructuredOutputs<at::meta::structured_cumprod> op({&out});
-  op.meta(self, dim, dtype);
-  cumulative_impl(ScanOp::Prod, self, dim, op.output());
-  op.finish();
-  return out;
+TORCH_IMPL_FUNC(cumprod_out)(const at::Tensor& self, int64_t dim, std::optional<at::ScalarType> /*dtype*/,
+                             const at::Tensor& out) {
+  cumulative_impl(ScanOp::Prod, self, dim, out);
 }
 
 }  // namespace foo::native

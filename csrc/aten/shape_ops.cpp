@@ -8,7 +8,6 @@
 
 #include "aten/layout.h"
 #include "aten/pointwise.h"
-#include "aten/structured.h"
 #include "kernels/shape_copy.h"
 #include "native/flip.h"
 #include "native/repeat.h"
@@ -80,7 +79,7 @@ at::Tensor triangle_indices(int64_t row, int64_t col, int64_t offset, std::optio
   TORCH_CHECK(col >= 0, "col must be non-negative, got", col);
   TORCH_CHECK(layout.value_or(at::kStrided) == at::kStrided, "only support layout=torch.strided, got", *layout);
   const at::ScalarType type = dtype.value_or(at::kLong);
-  FOO_CHECK_DTYPE(type == at::kLong || type == at::kInt, name, type);
+  check_kernel_dtype(name, type, foo::kernels::dtype_bit(foo::kernels::DType::Int64) | foo::kernels::dtype_bit(foo::kernels::DType::Int32));
   const int64_t count = foo::kernels::triangle_elements_before(row, col, offset, upper);
   at::Tensor out = at::empty({2, count}, at::TensorOptions().dtype(type).device(device));
   FOO_CALL_KERNEL(triangle_indices, foo::runtime::current_native_stream(out.device().index()), kernel_dtype(type),
@@ -142,20 +141,12 @@ at::Tensor repeat(const at::Tensor& self, at::IntArrayRef repeats) {
   return out;
 }
 
-at::Tensor& tril_out(const at::Tensor& self, int64_t diagonal, at::Tensor& out) {
-  StructuredOutputs<at::meta::structured_tril> op({&out});
-  op.meta(self, diagonal);
-  triangle_impl(self, diagonal, op.output(), Triangle::Lower);
-  op.finish();
-  return out;
+TORCH_IMPL_FUNC(tril_out)(const at::Tensor& self, int64_t diagonal, const at::Tensor& out) {
+  triangle_impl(self, diagonal, out, Triangle::Lower);
 }
 
-at::Tensor& triu_out(const at::Tensor& self, int64_t diagonal, at::Tensor& out) {
-  StructuredOutputs<at::meta::structured_triu> op({&out});
-  op.meta(self, diagonal);
-  triangle_impl(self, diagonal, op.output(), Triangle::Upper);
-  op.finish();
-  return out;
+TORCH_IMPL_FUNC(triu_out)(const at::Tensor& self, int64_t diagonal, const at::Tensor& out) {
+  triangle_impl(self, diagonal, out, Triangle::Upper);
 }
 
 at::Tensor tril_indices(int64_t row, int64_t col, int64_t offset, std::optional<at::ScalarType> dtype,

@@ -1,12 +1,13 @@
-// _softmax, _log_softmax and their backward ops (*_backward_data), out= overloads registered as
-// the primaries of their groups. Any dim: a contiguous tensor is viewed as [outer, dim, inner]
-// and reduced in place (no copy); a non-contiguous one is made contiguous first.
-// half_to_float follows CUDA: a Float16 input may produce a Float32 output (the CPU refuses it).
+// _softmax, _log_softmax and their backward ops (*_backward_data): structured, so ATen's meta
+// functions check the arguments and size the output; impl() runs the kernel. Any dim: a
+// contiguous tensor is viewed as [outer, dim, inner] and reduced in place (no copy); a
+// non-contiguous one is made contiguous first. half_to_float follows CUDA: a Float16 input may
+// produce a Float32 output (the CPU refuses it).
 #include <ATen/ATen.h>
-#include <ATen/TensorUtils.h>
 #include <ATen/WrapDimUtils.h>
 
-#include "aten/softmax_common.h"
+#include "aten/kernel_dtype.h"
+#include "aten/out_arg.h"
 #include "kernels/softmax.h"
 #include "native/log_softmax_backward_data_out.h"
 #include "native/log_softmax_out.h"
@@ -16,9 +17,6 @@
 
 namespace foo::native {
 namespace {
-
-using softmax_common::finish_output;
-using softmax_common::prepare_output;
 
 struct Geometry {
   int64_t outer = 1, dim = 1, inner = 1;
@@ -34,70 +32,61 @@ Geometry geometry(at::IntArrayRef sizes, int64_t d) {
   return g;
 }
 
-void check_floating(at::ScalarType t, const char* op) {
-  TORCH_CHECK_NOT_IMPLEMENTED(softmax_common::is_kernel_float(t), "\"", op, "\" not implemented for '", t, "'");
-}
-
-at::Tensor& softmax_forward_out(const at::Tensor& self, int64_t dim, bool half_to_float, at::Tensor& out, bool log) {
-  const char* op = log ? "_log_softmax" : "_softmax";
-  const int64_t d = at::maybe_wrap_dim(dim, self.dim());
-  check_floating(self.scalar_type(), op);
-  TORCH_CHECK(!half_to_float || self.scalar_type() == at::kHalf, op,
-              ": conversion (half_to_float) is supported for Half type only, got ", self.scalar_type());
-  const auto out_type = half_to_float ? at::kFloat : self.scalar_type();
-  at::Tensor result = prepare_output(out, self.sizes(), self.options().dtype(out_type));
-  if (self.numel() == 0) return out;
+void softmax_forward(const at::Tensor& self, int64_t dim, const at::Tensor& out, bool log) {
+  check_kernel_dtype(log ? "_log_softmax" : "_softmax", self.scalar_type(), foo::kernels::kFloatingTypes);
+  if (self.numel() == 0) return;
   const at::Tensor in = self.contiguous();
-  const Geometry g = geometry(in.sizes(), d);
-  FOO_CALL_KERNEL(softmax_forward, foo::runtime::current_native_stream(self.device().index()), in.const_data_ptr(),
-                  result.mutable_data_ptr(), kernel_dtype(in.scalar_type()), kernel_dtype(out_type), g.outer, g.dim,
-                  g.inner, log);
-  finish_output(out, result);
-  return out;
+  const Geometry g = geometry(in.sizes(), at::maybe_wrap_dim(dim, self.dim()));
+  with_contiguous_output(out, [&](const at::Tensor& result) {
+    FOO_CALL_KERNEL(softmax_forward, foo::runtime::current_native_stream(self.device().index()), in.const_data_ptr(),
+                    result.mutable_data_ptr(), kernel_dtype(in.scalar_type()), kernel_dtype(out.scalar_type()),
+                    g.outer, g.dim, g.inner, log);
+  });
 }
 
-at::Tensor& softmax_backward_out(const at::Tensor& grad_output, const at::Tensor& output, int64_t dim,
-                                 at::ScalarType input_dtype, at::Tensor& grad_input, bool log) {
+void softmax_backward(const at::Tensor& grad_output, const at::Tensor& output, int64_t dim,
+                      const at::Tensor& grad_input, bool log) {
   const char* op = log ? "_log_softmax_backward_data" : "_softmax_backward_data";
-  at::checkSameSize(log ? "log_softmax_backward" : "softmax_backward", at::TensorArg(grad_output, "grad", 1),
-                    at::TensorArg(output, "output", 2));
-  const int64_t d = at::maybe_wrap_dim(dim, grad_output.dim());
-  check_floating(grad_output.scalar_type(), op);
+  check_kernel_dtype(op, grad_output.scalar_type(), foo::kernels::kFloatingTypes);
   TORCH_CHECK(output.scalar_type() == grad_output.scalar_type(), op, ": expected output to have dtype ",
               grad_output.scalar_type(), " (the dtype of grad_output), but got ", output.scalar_type());
-  // The gradient of a half_to_float forward: Float32 gradients, a Float16 grad_input. Otherwise
-  // grad_input has grad_output's dtype, as on the CPU.
-  const bool half_to_float = grad_output.scalar_type() == at::kFloat && input_dtype == at::kHalf;
-  const auto grad_input_type = half_to_float ? at::kHalf : grad_output.scalar_type();
-  at::Tensor result = prepare_output(grad_input, grad_output.sizes(), grad_output.options().dtype(grad_input_type));
-  if (grad_output.numel() == 0) return grad_input;
+  if (grad_output.numel() == 0) return;
   const at::Tensor go = grad_output.contiguous(), y = output.contiguous();
-  const Geometry g = geometry(go.sizes(), d);
-  FOO_CALL_KERNEL(softmax_backward, foo::runtime::current_native_stream(grad_output.device().index()),
-                  go.const_data_ptr(), y.const_data_ptr(), result.mutable_data_ptr(), kernel_dtype(go.scalar_type()),
-                  kernel_dtype(grad_input_type), g.outer, g.dim, g.inner, log);
-  finish_output(grad_input, result);
-  return grad_input;
+  const Geometry g = geometry(go.sizes(), at::maybe_wrap_dim(dim, grad_output.dim()));
+  with_contiguous_output(grad_input, [&](const at::Tensor& result) {
+    FOO_CALL_KERNEL(softmax_backward, foo::runtime::current_native_stream(grad_output.device().index()),
+                    go.const_data_ptr(), y.const_data_ptr(), result.mutable_data_ptr(), kernel_dtype(go.scalar_type()),
+                    kernel_dtype(grad_input.scalar_type()), g.outer, g.dim, g.inner, log);
+  });
+}
+
+void check_half_to_float(const at::Tensor& self, bool half_to_float, const char* op) {
+  TORCH_CHECK(!half_to_float || self.scalar_type() == at::kHalf, op,
+              ": conversion (half_to_float) is supported for Half type only, got ", self.scalar_type());
 }
 
 }  // namespace
 
-at::Tensor& softmax_out(const at::Tensor& self, int64_t dim, bool half_to_float, at::Tensor& out) {
-  return softmax_forward_out(self, dim, half_to_float, out, /*log=*/false);
+TORCH_IMPL_FUNC(softmax_out)(const at::Tensor& self, int64_t dim, bool half_to_float, const at::Tensor& out) {
+  check_half_to_float(self, half_to_float, "_softmax");
+  softmax_forward(self, dim, out, /*log=*/false);
 }
 
-at::Tensor& log_softmax_out(const at::Tensor& self, int64_t dim, bool half_to_float, at::Tensor& out) {
-  return softmax_forward_out(self, dim, half_to_float, out, /*log=*/true);
+TORCH_IMPL_FUNC(log_softmax_out)(const at::Tensor& self, int64_t dim, bool half_to_float, const at::Tensor& out) {
+  check_half_to_float(self, half_to_float, "_log_softmax");
+  softmax_forward(self, dim, out, /*log=*/true);
 }
 
-at::Tensor& softmax_backward_data_out(const at::Tensor& grad_output, const at::Tensor& output, int64_t dim,
-                                      at::ScalarType input_dtype, at::Tensor& grad_input) {
-  return softmax_backward_out(grad_output, output, dim, input_dtype, grad_input, /*log=*/false);
+// The gradient of a half_to_float forward has Float32 gradients and a Float16 grad_input (ATen's
+// meta function picks that dtype); otherwise grad_input has grad_output's dtype.
+TORCH_IMPL_FUNC(softmax_backward_data_out)(const at::Tensor& grad_output, const at::Tensor& output, int64_t dim,
+                                           at::ScalarType /*input_dtype*/, const at::Tensor& grad_input) {
+  softmax_backward(grad_output, output, dim, grad_input, /*log=*/false);
 }
 
-at::Tensor& log_softmax_backward_data_out(const at::Tensor& grad_output, const at::Tensor& output, int64_t dim,
-                                          at::ScalarType input_dtype, at::Tensor& out) {
-  return softmax_backward_out(grad_output, output, dim, input_dtype, out, /*log=*/true);
+TORCH_IMPL_FUNC(log_softmax_backward_data_out)(const at::Tensor& grad_output, const at::Tensor& output, int64_t dim,
+                                               at::ScalarType /*input_dtype*/, const at::Tensor& out) {
+  softmax_backward(grad_output, output, dim, out, /*log=*/true);
 }
 
 }  // namespace foo::native

@@ -8,7 +8,6 @@
 #include <ATen/ops/topk_meta.h>
 
 #include "aten/layout.h"
-#include "aten/structured.h"
 #include "kernels/sort.h"
 #include "native/sort_stable_out.h"
 #include "native/topk_out.h"
@@ -69,22 +68,14 @@ void topk_impl(const at::Tensor& self, int64_t k, int64_t dim, bool largest, con
 
 }  // namespace
 
-std::tuple<at::Tensor&, at::Tensor&> sort_stable_out(const at::Tensor& self, std::optional<bool> stable, int64_t dim,
-                                                     bool descending, at::Tensor& values, at::Tensor& indices) {
-  StructuredOutputs<at::meta::structured_sort_stable, 2> op({&values, &indices});
-  op.meta(self, stable, dim, descending);
-  sort_impl(self, dim, descending, op.output(0), op.output(1));
-  op.finish();
-  return {values, indices};
+TORCH_IMPL_FUNC(sort_stable_out)(const at::Tensor& self, std::optional<bool> /*stable*/, int64_t dim, bool descending,
+                                 const at::Tensor& values, const at::Tensor& indices) {
+  sort_impl(self, dim, descending, values, indices);
 }
 
-std::tuple<at::Tensor&, at::Tensor&> topk_out(const at::Tensor& self, int64_t k, int64_t dim, bool largest,
-                                              bool sorted, at::Tensor& values, at::Tensor& indices) {
-  StructuredOutputs<at::meta::structured_topk, 2> op({&values, &indices});
-  op.meta(self, k, dim, largest, sorted);
-  topk_impl(self, k, dim, largest, op.output(0), op.output(1));
-  op.finish();
-  return {values, indices};
+TORCH_IMPL_FUNC(topk_out)(const at::Tensor& self, int64_t k, int64_t dim, bool largest, bool /*sorted*/,
+                          const at::Tensor& values, const at::Tensor& indices) {
+  topk_impl(self, k, dim, largest, values, indices);
 }
 
 }  // namespace foo::native

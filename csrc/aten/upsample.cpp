@@ -1,22 +1,13 @@
 // upsample_nearest2d and upsample_bilinear2d, forward and backward (kernels/upsample.h): what
 // F.interpolate(mode='nearest' | 'bilinear') reaches; the 1-d ops (nearest, linear) run the same
-// kernels on [N, C, 1, L] views. ATen's structured meta functions check the
-// arguments and shape the outputs (aten/structured.h); the `*_impl` cores only launch, taking
-// the arguments of ATen's TORCH_IMPL_FUNCs. Scales are computed on the host with UpSample.h's
-// own helpers, in the type the CPU computes them in.
+// kernels on [N, C, 1, L] views. All are structured: ATen's meta functions (run by the generated
+// wrappers) check the arguments and shape the outputs; these implement only impl().
+// Scales are computed on the host with UpSample.h's own helpers, in the type the CPU computes
+// them in.
 #include <ATen/ATen.h>
 #include <ATen/native/UpSample.h>
-#include <ATen/ops/upsample_bilinear2d_backward_meta.h>
-#include <ATen/ops/upsample_bilinear2d_meta.h>
-#include <ATen/ops/upsample_linear1d_backward_meta.h>
-#include <ATen/ops/upsample_linear1d_meta.h>
-#include <ATen/ops/upsample_nearest1d_backward_meta.h>
-#include <ATen/ops/upsample_nearest1d_meta.h>
-#include <ATen/ops/upsample_nearest2d_backward_meta.h>
-#include <ATen/ops/upsample_nearest2d_meta.h>
 
 #include "aten/layout.h"
-#include "aten/structured.h"
 #include "kernels/upsample.h"
 #include "native/upsample_bilinear2d_backward_out.h"
 #include "native/upsample_bilinear2d_out.h"
@@ -80,7 +71,7 @@ UpsampleArgs upsample_args(UpsampleKind kind, const at::Tensor& input, const at:
 
 foo::kernels::Stream stream_of(const at::Tensor& t) { return foo::runtime::current_native_stream(t.device().index()); }
 
-// ---- cores: outputs allocated and shaped; launch only -------------------------------------------
+// Launch only: outputs allocated and shaped. The 1-d ops call these on [N, C, 1, L] views.
 
 void upsample_nearest2d_impl(const at::Tensor& input, std::optional<double> scales_h, std::optional<double> scales_w,
                              const at::Tensor& output) {
@@ -114,75 +105,53 @@ void upsample_bilinear2d_backward_impl(const at::Tensor& grad_output, bool align
 
 }  // namespace
 
-// ---- manifest entries ---------------------------------------------------------------------------
+// ---- structured kernels: ATen's meta functions checked the arguments and shaped the outputs ------
 
-at::Tensor& upsample_nearest2d_out(const at::Tensor& self, at::IntArrayRef output_size, std::optional<double> scales_h,
-                                   std::optional<double> scales_w, at::Tensor& out) {
-  StructuredOutputs<at::meta::structured_upsample_nearest2d, 1> meta({&out});
-  meta.meta(self, output_size, scales_h, scales_w);
-  upsample_nearest2d_impl(self, scales_h, scales_w, out);
-  return out;
+TORCH_IMPL_FUNC(upsample_nearest2d_out)(const at::Tensor& input, at::IntArrayRef /*output_size*/,
+                                        std::optional<double> scales_h, std::optional<double> scales_w,
+                                        const at::Tensor& output) {
+  upsample_nearest2d_impl(input, scales_h, scales_w, output);
 }
 
-at::Tensor& upsample_nearest2d_backward_out(const at::Tensor& grad_output, at::IntArrayRef output_size,
-                                            at::IntArrayRef input_size, std::optional<double> scales_h,
-                                            std::optional<double> scales_w, at::Tensor& grad_input) {
-  StructuredOutputs<at::meta::structured_upsample_nearest2d_backward, 1> meta({&grad_input});
-  meta.meta(grad_output, output_size, input_size, scales_h, scales_w);
+TORCH_IMPL_FUNC(upsample_nearest2d_backward_out)(const at::Tensor& grad_output, at::IntArrayRef /*output_size*/,
+                                                 at::IntArrayRef /*input_size*/, std::optional<double> scales_h,
+                                                 std::optional<double> scales_w, const at::Tensor& grad_input) {
   upsample_nearest2d_backward_impl(grad_output, scales_h, scales_w, grad_input);
-  return grad_input;
 }
 
-at::Tensor& upsample_bilinear2d_out(const at::Tensor& self, at::IntArrayRef output_size, bool align_corners,
-                                    std::optional<double> scales_h, std::optional<double> scales_w, at::Tensor& out) {
-  StructuredOutputs<at::meta::structured_upsample_bilinear2d, 1> meta({&out});
-  meta.meta(self, output_size, align_corners, scales_h, scales_w);
-  upsample_bilinear2d_impl(self, align_corners, scales_h, scales_w, out);
-  return out;
+TORCH_IMPL_FUNC(upsample_bilinear2d_out)(const at::Tensor& input, at::IntArrayRef /*output_size*/, bool align_corners,
+                                         std::optional<double> scales_h, std::optional<double> scales_w,
+                                         const at::Tensor& output) {
+  upsample_bilinear2d_impl(input, align_corners, scales_h, scales_w, output);
 }
 
-at::Tensor& upsample_bilinear2d_backward_out(const at::Tensor& grad_output, at::IntArrayRef output_size,
-                                             at::IntArrayRef input_size, bool align_corners,
-                                             std::optional<double> scales_h, std::optional<double> scales_w,
-                                             at::Tensor& grad_input) {
-  StructuredOutputs<at::meta::structured_upsample_bilinear2d_backward, 1> meta({&grad_input});
-  meta.meta(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
+TORCH_IMPL_FUNC(upsample_bilinear2d_backward_out)(const at::Tensor& grad_output, at::IntArrayRef /*output_size*/,
+                                                  at::IntArrayRef /*input_size*/, bool align_corners,
+                                                  std::optional<double> scales_h, std::optional<double> scales_w,
+                                                  const at::Tensor& grad_input) {
   upsample_bilinear2d_backward_impl(grad_output, align_corners, scales_h, scales_w, grad_input);
-  return grad_input;
 }
 
-at::Tensor& upsample_nearest1d_out(const at::Tensor& self, at::IntArrayRef output_size, std::optional<double> scales,
-                                   at::Tensor& out) {
-  StructuredOutputs<at::meta::structured_upsample_nearest1d, 1> meta({&out});
-  meta.meta(self, output_size, scales);
-  upsample_nearest2d_impl(as_2d(self), std::nullopt, scales, as_2d(out));
-  return out;
+TORCH_IMPL_FUNC(upsample_nearest1d_out)(const at::Tensor& input, at::IntArrayRef /*output_size*/,
+                                        std::optional<double> scales, const at::Tensor& output) {
+  upsample_nearest2d_impl(as_2d(input), std::nullopt, scales, as_2d(output));
 }
 
-at::Tensor& upsample_nearest1d_backward_out(const at::Tensor& grad_output, at::IntArrayRef output_size,
-                                            at::IntArrayRef input_size, std::optional<double> scales,
-                                            at::Tensor& grad_input) {
-  StructuredOutputs<at::meta::structured_upsample_nearest1d_backward, 1> meta({&grad_input});
-  meta.meta(grad_output, output_size, input_size, scales);
+TORCH_IMPL_FUNC(upsample_nearest1d_backward_out)(const at::Tensor& grad_output, at::IntArrayRef /*output_size*/,
+                                                 at::IntArrayRef /*input_size*/, std::optional<double> scales,
+                                                 const at::Tensor& grad_input) {
   upsample_nearest2d_backward_impl(as_2d(grad_output), std::nullopt, scales, as_2d(grad_input));
-  return grad_input;
 }
 
-at::Tensor& upsample_linear1d_out(const at::Tensor& self, at::IntArrayRef output_size, bool align_corners,
-                                  std::optional<double> scales, at::Tensor& out) {
-  StructuredOutputs<at::meta::structured_upsample_linear1d, 1> meta({&out});
-  meta.meta(self, output_size, align_corners, scales);
-  upsample_bilinear2d_impl(as_2d(self), align_corners, std::nullopt, scales, as_2d(out));
-  return out;
+TORCH_IMPL_FUNC(upsample_linear1d_out)(const at::Tensor& input, at::IntArrayRef /*output_size*/, bool align_corners,
+                                       std::optional<double> scales, const at::Tensor& output) {
+  upsample_bilinear2d_impl(as_2d(input), align_corners, std::nullopt, scales, as_2d(output));
 }
 
-at::Tensor& upsample_linear1d_backward_out(const at::Tensor& grad_output, at::IntArrayRef output_size,
-                                           at::IntArrayRef input_size, bool align_corners,
-                                           std::optional<double> scales, at::Tensor& grad_input) {
-  StructuredOutputs<at::meta::structured_upsample_linear1d_backward, 1> meta({&grad_input});
-  meta.meta(grad_output, output_size, input_size, align_corners, scales);
+TORCH_IMPL_FUNC(upsample_linear1d_backward_out)(const at::Tensor& grad_output, at::IntArrayRef /*output_size*/,
+                                                at::IntArrayRef /*input_size*/, bool align_corners,
+                                                std::optional<double> scales, const at::Tensor& grad_input) {
   upsample_bilinear2d_backward_impl(as_2d(grad_output), align_corners, std::nullopt, scales, as_2d(grad_input));
-  return grad_input;
 }
 
 }  // namespace foo::native

@@ -2,10 +2,9 @@
 // element j of input k (o = j / (dim_size * inner), r = the rest) goes to
 // out[o * out_dim_size * inner + offset * inner + r]. Elements move as bytes of their size.
 #include <algorithm>
-#include <stdexcept>
-#include <string>
 
 #include "kernels/cat.h"
+#include "kernels/element_bits.h"
 #include "kernels/elementwise.cuh"
 #include "kernels/kernel.h"
 
@@ -34,13 +33,9 @@ void cat_batch(Stream stream, const CatBatch& b) {
   if (b.count == 0 || largest == 0) return;
   const unsigned kThreads = threads_for(largest);
   const dim3 grid(blocks_for(largest, kThreads, kMaxElementwiseBlocks).x, static_cast<unsigned>(b.count));
-  switch (b.element_size) {
-    case 1: return launch_independent("cat", cat_kernel<uint8_t>, grid, dim3(kThreads), stream, b);
-    case 2: return launch_independent("cat", cat_kernel<uint16_t>, grid, dim3(kThreads), stream, b);
-    case 4: return launch_independent("cat", cat_kernel<uint32_t>, grid, dim3(kThreads), stream, b);
-    case 8: return launch_independent("cat", cat_kernel<uint64_t>, grid, dim3(kThreads), stream, b);
-  }
-  throw std::invalid_argument("cat: unsupported element size " + std::to_string(b.element_size));
+  dispatch_element_size(b.element_size, "cat", [&](auto bits) {
+    launch_independent("cat", cat_kernel<decltype(bits)>, grid, dim3(kThreads), stream, b);
+  });
 }
 
 }  // namespace foo::kernels::FOO_TARGET

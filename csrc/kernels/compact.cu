@@ -3,12 +3,11 @@
 // write pass numbers them from the tile's offset plus the count of the threads before it. The
 // tile offsets are an exclusive scan by one block between the two passes.
 #include <cstdint>
-#include <stdexcept>
-#include <string>
 
 #include "kernels/block_scan.h"
 #include "kernels/compact.h"
 #include "kernels/dtype.h"
+#include "kernels/element_bits.h"
 #include "kernels/kernel.h"
 
 namespace foo::kernels::FOO_TARGET {
@@ -134,13 +133,7 @@ void compact_write(Stream stream, const FlagTensor& flags, const int64_t* offset
     using E = decltype(bits);
     launch(name, write_tiles<uint8_t, E>, tile_grid(tiles), dim3(kThreads), 0, stream, flags, offsets, w);
   };
-  switch (w.element_size) {
-    case 1: return run(uint8_t{});
-    case 2: return run(uint16_t{});
-    case 4: return run(uint32_t{});
-    case 8: return run(uint64_t{});
-  }
-  throw std::invalid_argument(std::string(name) + ": unsupported element size " + std::to_string(w.element_size));
+  dispatch_element_size(w.element_size, name, run);
 }
 
 }  // namespace foo::kernels::FOO_TARGET

@@ -128,6 +128,15 @@ inline const char* dtype_name(DType d) {
     case DType::Bool: return "bool";
     case DType::BFloat16: return "bfloat16";
   }
+  // Dtypes no kernel computes, by their c10::ScalarType number, so an error can name them.
+  static const char* const kOthers[] = {
+      "complex32", "complex64", "complex128", nullptr, "qint8", "quint8", "qint32", nullptr, "quint4x2",
+      "quint2x4", "bits1x8", "bits2x4", "bits4x2", "bits8", "bits16", "float8_e5m2", "float8_e4m3fn",
+      "float8_e5m2fnuz", "float8_e4m3fnuz", "uint16", "uint32", "uint64", "uint1", "uint2", "uint3", "uint4",
+      "uint5", "uint6", "uint7", "int1", "int2", "int3", "int4", "int5", "int6", "int7", "float8_e8m0fnu",
+      "float4_e2m1fn_x2"};
+  const int index = static_cast<int>(d) - 8;
+  if (index >= 0 && index < static_cast<int>(sizeof(kOthers) / sizeof(kOthers[0])) && kOthers[index]) return kOthers[index];
   return "unknown";
 }
 

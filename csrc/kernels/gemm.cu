@@ -15,6 +15,30 @@
 namespace foo::kernels::FOO_TARGET {
 namespace {
 
+using gemm_tile::acc_t;
+
+// An element of T as the accumulator: widened for 16-bit floats, reduced modulo 2^bits (two's
+// complement, well defined for unsigned targets) for integers.
+template <typename T>
+__device__ __forceinline__ acc_t<T> to_acc(T v) {
+  if constexpr (std::is_integral_v<T>) return static_cast<acc_t<T>>(v);
+  else return static_cast<acc_t<T>>(static_cast<opmath_t<T>>(v));
+}
+
+// The accumulator back to T: integers keep their low bits (the CPU's wrapped result).
+template <typename T>
+__device__ __forceinline__ T from_acc(acc_t<T> v) {
+  if constexpr (std::is_integral_v<T>) return static_cast<T>(v);
+  else return cast<T>(v);
+}
+
+// alpha / beta as the CPU converts them (Scalar::to<opmath_t<T>>, checked on the host), then as
+// accumulators.
+template <typename T>
+acc_t<T> scalar_acc(const ScalarArg& s) {
+  return static_cast<acc_t<T>>(s.as<opmath_t<T>>());
+}
+
 // A matrix operand: element (b, outer, k) at data[b * sb + outer * s_outer + k * s_k] (outer: the row
 // of a, the column of b), converted to the accumulation type.
 template <typename T>
@@ -24,7 +48,7 @@ struct StridedOperand {
   int64_t sb, s_outer, s_k;
   bool k_fast;
   __device__ __forceinline__ Cursor cursor(int64_t b, int64_t outer) const { return data + b * sb + outer * s_outer; }
-  __device__ __forceinline__ opmath_t<T> load(Cursor c, int64_t k) const { return static_cast<opmath_t<T>>(c[k * s_k]); }
+  __device__ __forceinline__ acc_t<T> load(Cursor c, int64_t k) const { return to_acc(c[k * s_k]); }
 };
 
 // d = alpha * acc (+ beta * c). With k == 0 the product is an empty sum and contributes exactly 0
@@ -34,13 +58,12 @@ struct GemmEpilogue {
   const T* c;
   T* d;
   int64_t c_sb, c_sm, c_sn, d_sb, d_sm, d_sn, k;
-  opmath_t<T> alpha, beta;
+  acc_t<T> alpha, beta;
   bool use_c;  // beta != 0
-  __device__ __forceinline__ void store(int64_t b, int64_t row, int64_t col, opmath_t<T> acc) const {
-    using acc_t = opmath_t<T>;
-    acc_t v = k > 0 ? alpha * acc : acc_t(0);
-    if (use_c) v += beta * static_cast<acc_t>(c[b * c_sb + row * c_sm + col * c_sn]);
-    d[b * d_sb + row * d_sm + col * d_sn] = cast<T>(v);
+  __device__ __forceinline__ void store(int64_t b, int64_t row, int64_t col, acc_t<T> acc) const {
+    acc_t<T> v = k > 0 ? alpha * acc : acc_t<T>(0);
+    if (use_c) v += beta * to_acc(c[b * c_sb + row * c_sm + col * c_sn]);
+    d[b * d_sb + row * d_sm + col * d_sn] = from_acc<T>(v);
   }
 };
 
@@ -53,46 +76,39 @@ struct GemvParams {
   const T* c;
   T* y;
   int64_t m, k, a_sm, a_sk, x_s, c_s, y_s;
-  opmath_t<T> alpha, beta;
+  acc_t<T> alpha, beta;
   bool use_c;
 };
 
 template <typename T>
-__device__ __forceinline__ void gemv_store(const GemvParams<T>& p, int64_t row, opmath_t<T> acc) {
-  using acc_t = opmath_t<T>;
-  acc_t v = p.k > 0 ? p.alpha * acc : acc_t(0);
-  if (p.use_c) v += p.beta * static_cast<acc_t>(p.c[row * p.c_s]);
-  p.y[row * p.y_s] = cast<T>(v);
+__device__ __forceinline__ void gemv_store(const GemvParams<T>& p, int64_t row, acc_t<T> acc) {
+  acc_t<T> v = p.k > 0 ? p.alpha * acc : acc_t<T>(0);
+  if (p.use_c) v += p.beta * to_acc(p.c[row * p.c_s]);
+  p.y[row * p.y_s] = from_acc<T>(v);
 }
 
 // One row per thread: for a with unit row stride (column-major), consecutive threads read
 // consecutive addresses. No communication between threads.
 template <typename T>
 __global__ void gemv_row_per_thread_kernel(GemvParams<T> p) {
-  using acc_t = opmath_t<T>;
   const int64_t row = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (row >= p.m) return;
-  acc_t acc(0);
-  for (int64_t j = 0; j < p.k; ++j) {
-    acc += static_cast<acc_t>(p.a[row * p.a_sm + j * p.a_sk]) * static_cast<acc_t>(p.x[j * p.x_s]);
-  }
+  acc_t<T> acc(0);
+  for (int64_t j = 0; j < p.k; ++j) acc += to_acc(p.a[row * p.a_sm + j * p.a_sk]) * to_acc(p.x[j * p.x_s]);
   gemv_store(p, row, acc);
 }
 
 // TPR threads per row, 256 / TPR rows per block; partial sums reduced in shared memory.
 template <typename T, int TPR>
 __global__ void __launch_bounds__(256) gemv_reduce_kernel(GemvParams<T> p) {
-  using acc_t = opmath_t<T>;
   constexpr int kRows = 256 / TPR;
-  __shared__ acc_t partial[256];
+  __shared__ acc_t<T> partial[256];
   const int tid = threadIdx.x, lane = tid % TPR;
   const int64_t row = static_cast<int64_t>(blockIdx.x) * kRows + tid / TPR;
-  acc_t acc(0);
+  acc_t<T> acc(0);
   if (row < p.m) {
     const T* a = p.a + row * p.a_sm;
-    for (int64_t j = lane; j < p.k; j += TPR) {
-      acc += static_cast<acc_t>(a[j * p.a_sk]) * static_cast<acc_t>(p.x[j * p.x_s]);
-    }
+    for (int64_t j = lane; j < p.k; j += TPR) acc += to_acc(a[j * p.a_sk]) * to_acc(p.x[j * p.x_s]);
   }
   partial[tid] = acc;
   __syncthreads();
@@ -122,9 +138,8 @@ void launch_gemv(Stream stream, const GemvParams<T>& p) {
 
 void gemm(Stream stream, const GemmArgs& args) {
   if (args.batch == 0 || args.m == 0 || args.n == 0) return;
-  dispatch<kFloatingTypes>(args.dtype, "foo::gemm", [&](auto tag) {
+  dispatch<kNumericTypes>(args.dtype, "foo::gemm", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using acc_t = opmath_t<T>;
     const MatrixRef& a = args.a;
     const MatrixRef& b = args.b;
     // Consecutive threads go along the index with the smaller stride (ties: the contiguous one).
@@ -138,18 +153,17 @@ void gemm(Stream stream, const GemmArgs& args) {
     e.c_sb = args.c.batch_stride, e.c_sm = args.c.row_stride, e.c_sn = args.c.col_stride;
     e.d_sb = args.d.batch_stride, e.d_sm = args.d.row_stride, e.d_sn = args.d.col_stride;
     e.k = args.k;
-    e.alpha = static_cast<acc_t>(args.alpha);
-    e.beta = static_cast<acc_t>(args.beta);
-    e.use_c = args.beta != 0.0;
-    gemm_tile::launch_product<acc_t>("foo::gemm", stream, {args.batch, args.m, args.n, args.k}, ao, bo, e);
+    e.alpha = scalar_acc<T>(args.alpha);
+    e.beta = scalar_acc<T>(args.beta);
+    e.use_c = args.use_c;
+    gemm_tile::launch_product<acc_t<T>>("foo::gemm", stream, {args.batch, args.m, args.n, args.k}, ao, bo, e);
   });
 }
 
 void gemv(Stream stream, const GemvArgs& args) {
   if (args.m == 0) return;
-  dispatch<kFloatingTypes>(args.dtype, "foo::gemv", [&](auto tag) {
+  dispatch<kNumericTypes>(args.dtype, "foo::gemv", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using acc_t = opmath_t<T>;
     GemvParams<T> p;
     p.a = static_cast<const T*>(args.a);
     p.x = static_cast<const T*>(args.x);
@@ -162,9 +176,9 @@ void gemv(Stream stream, const GemvArgs& args) {
     p.x_s = args.x_stride;
     p.c_s = args.c_stride;
     p.y_s = args.y_stride;
-    p.alpha = static_cast<acc_t>(args.alpha);
-    p.beta = static_cast<acc_t>(args.beta);
-    p.use_c = args.beta != 0.0;
+    p.alpha = scalar_acc<T>(args.alpha);
+    p.beta = scalar_acc<T>(args.beta);
+    p.use_c = args.use_c;
     launch_gemv(stream, p);
   });
 }

@@ -2,6 +2,7 @@
 // Matrix products: a register-tiled shared-memory GEMM (mm, bmm, addmm) and a GEMV (addmv, dot).
 #include "kernels/dispatch.h"
 #include "kernels/dtype.h"
+#include "kernels/scalar_arg.h"
 
 namespace foo::kernels {
 
@@ -18,14 +19,18 @@ struct MutableMatrixRef {
 };
 
 // d[b] = alpha * a[b] @ b[b] + beta * c[b] for b < batch, a[b]: m x k, b[b]: k x n, c[b] and
-// d[b]: m x n, all of element type `dtype` (float32, float64, float16, bfloat16), accumulated in
-// float (16-bit types) or the type itself. beta == 0 never reads c (its NaNs do not propagate;
-// c.data may be null); k == 0 gives beta * c (zeros when beta == 0). d may be c itself (in-place)
-// but must not overlap a or b.
+// d[b]: m x n, all of element type `dtype` (float32, float64, float16, bfloat16, or an integer
+// type: uint8, int8/16/32/64), accumulated in float (16-bit types), the type itself (float32/64),
+// or, for integers, exactly modulo 2^bits (the CPU's wrapping result, gemm_tile::acc_t).
+// alpha and beta hold the opmath type of dtype (ScalarArg::as<opmath_t<T>>: float for 16-bit
+// floats, T otherwise), converted on the host as the CPU converts them. use_c == false (beta == 0)
+// never reads c (its NaNs do not propagate; c.data may be null); k == 0 gives beta * c (zeros when
+// beta == 0). d may be c itself (in-place) but must not overlap a or b.
 struct GemmArgs {
   DType dtype;
   int64_t batch, m, n, k;
-  double alpha, beta;
+  ScalarArg alpha, beta;
+  bool use_c;
   MatrixRef a, b, c;
   MutableMatrixRef d;
 };
@@ -35,7 +40,8 @@ struct GemmArgs {
 struct GemvArgs {
   DType dtype;
   int64_t m, k;
-  double alpha, beta;
+  ScalarArg alpha, beta;
+  bool use_c;
   const void* a;
   int64_t a_row_stride, a_col_stride;
   const void* x;

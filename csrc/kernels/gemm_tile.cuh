@@ -20,7 +20,9 @@
 // An epilogue provides __device__ void store(int64_t b, int64_t row, int64_t col, Acc acc) const,
 // called once per element of D (acc is 0 when shape.k == 0).
 #include <cstdint>
+#include <type_traits>
 
+#include "kernels/dtype.h"
 #include "kernels/kernel.h"
 
 namespace foo::kernels::FOO_TARGET {
@@ -29,6 +31,22 @@ namespace gemm_tile {
 struct Shape {
   int64_t batch, m, n, k;
 };
+
+// The accumulator of a product of T: opmath_t<T> for floating types (float for 16-bit floats).
+// Integers accumulate in unsigned 32-bit (8- to 32-bit types) or 64-bit (int64) arithmetic,
+// which wraps modulo 2^bits by definition: a sum of products reduced modulo 2^bits does not depend
+// on its order, so the value cast back to T equals the CPU's (which wraps in T as it goes) exactly,
+// whatever the tile order, and no signed overflow (undefined behaviour) can happen.
+template <typename T, bool = std::is_integral_v<T>>
+struct AccImpl {
+  using type = opmath_t<T>;
+};
+template <typename T>
+struct AccImpl<T, true> {
+  using type = std::conditional_t<(sizeof(T) > 4), uint64_t, uint32_t>;
+};
+template <typename T>
+using acc_t = typename AccImpl<T>::type;
 
 // Tile shapes. Large: 128 x 128 x 8, 8 x 8 per thread (64 multiply-adds per shared load pair);
 // small: 64 x 64 x 16, 4 x 4 per thread, for products too small to fill the device with large tiles.

@@ -6,6 +6,7 @@
 
 #include "kernels/atomic_ops.h"
 #include "kernels/dtype.h"
+#include "kernels/element_bits.h"
 #include "kernels/elementwise.cuh"
 #include "kernels/indexing.h"
 #include "kernels/kernel.h"
@@ -74,13 +75,6 @@ __global__ void clear_error(ErrorSlot* error) {
   error[1] = 0;
   error[2] = 0;
 }
-
-// Unsigned integers of each element size: gathers and plain scatters only move bytes.
-template <int Bytes> struct BitsOf;
-template <> struct BitsOf<1> { using type = uint8_t; };
-template <> struct BitsOf<2> { using type = uint16_t; };
-template <> struct BitsOf<4> { using type = uint32_t; };
-template <> struct BitsOf<8> { using type = uint64_t; };
 
 template <typename index_t, IndexMode Mode, typename T>
 void run(const char* name, Stream stream, const IndexGeometry& g, ErrorSlot* error) {

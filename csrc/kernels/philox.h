@@ -33,4 +33,20 @@ __host__ __device__ inline double unit_double(uint32_t hi, uint32_t lo) {
   return static_cast<double>(bits & ((uint64_t{1} << 53) - 1)) * (1.0 / 9007199254740992.0);
 }
 
+// The draw of Philox counter g under the generator state (seed, offset): the stream every random
+// kernel takes its numbers from (random.cu, attention.cu's dropout).
+__host__ __device__ inline Philox4 philox_draw(int64_t g, uint64_t seed, uint64_t offset) {
+  return philox4x32_10(static_cast<uint32_t>(g), static_cast<uint32_t>(static_cast<uint64_t>(g) >> 32),
+                       static_cast<uint32_t>(offset), static_cast<uint32_t>(offset >> 32),
+                       static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32));
+}
+
+// The uniform of logical element i: u0 (even i) or u1 (odd i) of counter i / 2, as random.h
+// numbers elements; so a kernel drawing one element alone agrees with a fill of the whole tensor
+// (dropout's keep test u < 1 - p is bernoulli_(1 - p)'s).
+__host__ __device__ inline double philox_uniform(int64_t i, uint64_t seed, uint64_t offset) {
+  const Philox4 r = philox_draw(i / 2, seed, offset);
+  return (i & 1) ? unit_double(r.v[2], r.v[3]) : unit_double(r.v[0], r.v[1]);
+}
+
 }  // namespace foo::kernels

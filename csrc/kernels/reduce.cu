@@ -25,6 +25,7 @@
 #include "kernels/block_reduce.h"
 #include "kernels/dtype.h"
 #include "kernels/kernel.h"
+#include "kernels/math.cuh"
 #include "kernels/reduce_plan.h"
 
 namespace foo::kernels::FOO_TARGET {
@@ -172,8 +173,7 @@ struct VarOps {
     const M divisor = n > c ? n - c : M(0);
     M var = a.m2 / divisor;
     if (take_sqrt) {
-      if constexpr (std::is_same_v<M, float>) var = sqrtf(var);
-      else var = sqrt(var);
+      var = math::sqrt(var);
     }
     out[i] = cast<In>(var);
     if (means != nullptr) means[i] = cast<In>(a.n == 0 ? std::numeric_limits<M>::quiet_NaN() : a.mean);

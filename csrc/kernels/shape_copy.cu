@@ -1,11 +1,10 @@
 // Coordinate-mapped copies, unfold's backward sum and triangle indices (shape_copy.h). All are a
 // thread per output element (grid-stride), with no communication.
 #include <algorithm>
-#include <stdexcept>
-#include <string>
 
 #include "kernels/atomic_ops.h"
 #include "kernels/dtype.h"
+#include "kernels/element_bits.h"
 #include "kernels/elementwise.cuh"
 #include "kernels/kernel.h"
 #include "kernels/shape_copy.h"
@@ -38,7 +37,7 @@ __global__ void map_copy_kernel(MapCopy m, const E* in, E* out) {
     bool keep = true;
     if (m.triangle == Triangle::Lower) keep = col - row <= m.diagonal;
     else if (m.triangle == Triangle::Upper) keep = col - row >= m.diagonal;
-    out[out_offset] = keep ? in[in_offset] : E(0);
+    out[out_offset] = keep ? in[in_offset] : E{};  // E{}: zero bits, also for Bits128
   }
 }
 
@@ -87,17 +86,11 @@ __global__ void triangle_indices_kernel(I* out, int64_t count, int64_t row, int6
 void map_copy(Stream stream, const MapCopy& m, const void* in, void* out) {
   if (m.numel == 0) return;
   const dim3 grid = grid_for(m.numel);
-  switch (m.element_size) {
-    case 1: return launch_independent("map_copy", map_copy_kernel<uint8_t>, grid, block_for(m.numel), stream, m,
-                                      static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out));
-    case 2: return launch_independent("map_copy", map_copy_kernel<uint16_t>, grid, block_for(m.numel), stream, m,
-                                      static_cast<const uint16_t*>(in), static_cast<uint16_t*>(out));
-    case 4: return launch_independent("map_copy", map_copy_kernel<uint32_t>, grid, block_for(m.numel), stream, m,
-                                      static_cast<const uint32_t*>(in), static_cast<uint32_t*>(out));
-    case 8: return launch_independent("map_copy", map_copy_kernel<uint64_t>, grid, block_for(m.numel), stream, m,
-                                      static_cast<const uint64_t*>(in), static_cast<uint64_t*>(out));
-  }
-  throw std::invalid_argument("map_copy: unsupported element size " + std::to_string(m.element_size));
+  dispatch_element_size(m.element_size, "map_copy", [&](auto bits) {
+    using E = decltype(bits);
+    launch_independent("map_copy", map_copy_kernel<E>, grid, block_for(m.numel), stream, m, static_cast<const E*>(in),
+                       static_cast<E*>(out));
+  });
 }
 
 void unfold_backward_sum(Stream stream, DType dtype, const UnfoldBackward& u, const void* grad_in, void* grad_input,

@@ -12,6 +12,7 @@
 
 #include "kernels/dtype.h"
 #include "kernels/kernel.h"
+#include "kernels/math.cuh"
 #include "kernels/softmax.h"
 #include "kernels/softmax_reduce.h"
 
@@ -23,11 +24,6 @@ using namespace softmax_detail;
 constexpr int64_t kWarpRowMax = 1024;  // longest row a single warp handles
 constexpr unsigned kWarpRowsThreads = 128;  // 4 rows per block
 constexpr unsigned kColumnThreads = 256;
-
-__device__ __forceinline__ float exp_acc(float x) { return expf(x); }
-__device__ __forceinline__ double exp_acc(double x) { return exp(x); }
-__device__ __forceinline__ float log_acc(float x) { return logf(x); }
-__device__ __forceinline__ double log_acc(double x) { return log(x); }
 
 template <typename T>
 __device__ __forceinline__ opmath_t<T> load(const T* p) {
@@ -68,13 +64,13 @@ __device__ __forceinline__ void softmax_row(const In* x, Out* y, int64_t dim, in
   for (int64_t j = first; j < dim; j += step) m = MaxOp()(m, load(x + j * stride));
   m = g.reduce(m, MaxOp(), Acc(-INFINITY));
   CompensatedSum<Acc> partial;
-  for (int64_t j = first; j < dim; j += step) partial.add(exp_acc(load(x + j * stride) - m));
+  for (int64_t j = first; j < dim; j += step) partial.add(math::exp(load(x + j * stride) - m));
   const Acc s = g.reduce(partial.sum, SumOp(), Acc(0));
   if (kLog) {
-    const Acc log_s = log_acc(s);
+    const Acc log_s = math::log(s);
     for (int64_t j = first; j < dim; j += step) y[j * stride] = cast<Out>(load(x + j * stride) - m - log_s);
   } else {
-    for (int64_t j = first; j < dim; j += step) y[j * stride] = cast<Out>(exp_acc(load(x + j * stride) - m) / s);
+    for (int64_t j = first; j < dim; j += step) y[j * stride] = cast<Out>(math::exp(load(x + j * stride) - m) / s);
   }
 }
 
@@ -120,7 +116,7 @@ __device__ __forceinline__ void softmax_backward_row(const G* go, const G* y, GI
   const Acc s = g.reduce(partial.sum, SumOp(), Acc(0));
   for (int64_t j = first; j < dim; j += step) {
     const Acc gj = load(go + j * stride), yj = load(y + j * stride);
-    gi[j * stride] = cast<GI>(kLog ? gj - exp_acc(yj) * s : yj * (gj - s));
+    gi[j * stride] = cast<GI>(kLog ? gj - math::exp(yj) * s : yj * (gj - s));
   }
 }
 

@@ -8,6 +8,8 @@ import pytest
 from codegen_helpers import run_codegen
 
 VIEW = "aten:\n  - op: view\n    kernel: view\n"
+EXP = "aten:\n  - op: exp.out\n    kernel: exp_out\n"
+ABS = "aten:\n  - op: abs.out\n    kernel: abs_out\n"
 AXPBY = 'custom:\n  - schema: "foo::axpby(Tensor x, Tensor y) -> Tensor"\n    kernel: axpby\n'
 
 # id: (manifest text, line, words in the message, words in the suggestion)
@@ -40,7 +42,40 @@ CASES = {
     "custom_other_namespace": ('custom:\n  - schema: "bar::f(Tensor x) -> Tensor"\n    kernel: f\n', 2, ["'foo' namespace", "'bar'"], ["foo::<name>"]),
     "custom_no_namespace": ('custom:\n  - schema: "f(Tensor x) -> Tensor"\n    kernel: f\n', 2, ["'foo' namespace"], ["foo::<name>"]),
     "duplicate_custom_op": (AXPBY + '  - schema: "foo::axpby(Tensor x) -> Tensor"\n    kernel: b\n', 4, ["duplicate custom op 'foo::axpby'", "line 2"], ["overload name"]),
-    "unknown_tag": (AXPBY + "    tags: [pointwize]\n", 2, ["unknown tag 'pointwize'"], ["did you mean 'pointwise'"]),
+    "unknown_tag": (AXPBY + "    tags: [pointwize]\n", 4, ["unknown tag 'pointwize'"], ["did you mean 'pointwise'"]),
+    "unknown_tag_block_list": (AXPBY + "    tags:\n      - pointwise\n      - inplace_vew\n", 6, ["unknown tag 'inplace_vew'"], ["did you mean 'inplace_view'"]),
+    "shared_kernel": ("aten:\n  - op: view\n    kernel: k\n  - op: abs.out\n    kernel: k\n", 5, ["kernel 'k'", "line 2"], ["own kernel name"]),
+    "shared_kernel_custom": (VIEW + 'custom:\n  - schema: "foo::f(Tensor x) -> Tensor"\n    kernel: view\n', 6, ["kernel 'view'", "line 2"], ["own kernel name"]),
+    "pointwise_not_mapping": (EXP + "    pointwise: [exp]\n", 4, ["'pointwise' must be a mapping"], ["formula:"]),
+    "pointwise_unknown_key": (EXP + "    pointwise: {dtypes: floating, formla: x}\n", 4, ["unknown key 'formla'"], ["did you mean 'formula'"]),
+    "pointwise_no_formula": (EXP + "    pointwise: {dtypes: floating}\n", 4, ["either 'formula' or 'cases'"], ["formula:"]),
+    "pointwise_unknown_dtype": (EXP + "    pointwise:\n      dtypes: [float32, flaot64]\n      formula: x\n", 5, ["unknown dtype 'flaot64'"], ["did you mean 'float64'"]),
+    "pointwise_no_dtypes": (EXP + "    pointwise: {formula: x}\n", 4, ["has no 'dtypes'"], ["dtypes: floating"]),
+    "pointwise_dtype_without_formula": (
+        EXP + "    pointwise:\n      dtypes: all\n      formula: {floating: x}\n", 6, ["no formula for dtype int8"], ["'default' key"],
+    ),
+    "pointwise_bad_formula_key": (EXP + "    pointwise:\n      dtypes: all\n      formula: {floting: x}\n", 6, ["unknown formula key 'floting'"], ["did you mean 'floating'"]),
+    "pointwise_when_not_last": (
+        EXP + "    pointwise:\n      dtypes: all\n      cases:\n        - {formula: x}\n        - {when: y, formula: z}\n", 7,
+        ["only the last case may omit 'when'"], ["when:"],
+    ),
+    "pointwise_iterator_on_structured": (EXP + "    pointwise: {dtypes: floating, iterator: unary_op, formula: x}\n", 4, ["structured", "meta function builds its iterator"], ["remove 'iterator:'"]),
+    "pointwise_unstructured_without_iterator": (ABS + "    pointwise: {dtypes: all, formula: x}\n", 4, ["no structured meta function"], ["add 'iterator:'"]),
+    "pointwise_unknown_iterator": (ABS + "    pointwise: {dtypes: all, iterator: unary, formula: x}\n", 4, ["unknown iterator 'unary'"], ["did you mean 'unary_op'"]),
+    "pointwise_iterator_arity": (ABS + "    pointwise: {dtypes: all, iterator: binary_op, formula: x}\n", 4, ["takes 2 input(s)", "names 1"], ["'inputs:'"]),
+    "pointwise_not_a_tensor_iterator": ("aten:\n  - op: mm.out\n    kernel: k\n    pointwise: {dtypes: all, formula: x}\n", 4, ["builds no TensorIterator"], ["impl() in csrc/aten"]),
+    "pointwise_unknown_scalar": ("aten:\n  - op: add.out\n    kernel: k\n    pointwise: {dtypes: all, scalars: {alhpa: element}, formula: x}\n", 4, ["'alhpa' is not a scalar argument"], ["did you mean 'alpha'"]),
+    "pointwise_bad_output": (EXP + "    pointwise: {dtypes: all, output: boolean, formula: x}\n", 4, ["unknown output dtype 'boolean'"], ["output: bool"]),
+    "pointwise_repeated_operand": (EXP + "    pointwise: {dtypes: all, inputs: [self, self], formula: x}\n", 4, ["operand names repeat"], ["its own name"]),
+    "pointwise_formula_unknown_name": (EXP + "    pointwise: {dtypes: floating, formula: \"math::exp(slef)\"}\n", 4, ["uses 'slef'", "not an operand"], ["did you mean 'self'"]),
+    "pointwise_formula_unknown_name_in_block": (
+        "aten:\n  - op: add.out\n    kernel: k\n    pointwise:\n      dtypes: all\n      formula: |\n        const M y = self + alpah * other;\n        return y;\n",
+        7, ["uses 'alpah'"], ["did you mean 'alpha'"],
+    ),
+    "pointwise_formula_has_of_required_scalar": (
+        "aten:\n  - op: add.out\n    kernel: k\n    pointwise: {dtypes: all, formula: \"has_alpha ? self : other\"}\n", 4,
+        ["uses 'has_alpha'"], ["did you mean 'alpha'"],
+    ),
     "tags_not_list": (AXPBY + "    tags: pointwise\n", 4, ["'tags' must be a list"], ["tags: [pointwise]"]),
     "top_level_not_mapping": ("- op: view\n  kernel: k\n", 1, ["top level must be a mapping"], ["'aten:'"]),
     "unknown_top_level_key": ("aten: []\ncustm: []\n", 2, ["unknown top-level key 'custm'"], ["did you mean 'custom'"]),
@@ -67,15 +102,25 @@ CASES = {
 }
 
 
+def _run_in_process(args, capsys):
+    """main() in this process (torchgen's model loads once for every case), as the CLI runs it:
+    an exception other than a ManifestError escapes and fails the test like a traceback would."""
+    from codegen.__main__ import main
+
+    returncode = main(args)
+    return returncode, capsys.readouterr().err
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_bad_manifest(tmp_path, case):
+def test_bad_manifest(tmp_path, case, capsys):
     text, line, what, suggestion = CASES[case]
     manifest = tmp_path / "ops.yaml"
     manifest.write_text(text, encoding="utf-8")
-    r = run_codegen("--manifest", str(manifest), "--out", str(tmp_path / "out"), "--pyi", str(tmp_path / "ops.pyi"))
-    assert r.returncode == 1
-    assert "Traceback" not in r.stderr
-    lines = r.stderr.strip().splitlines()
+    returncode, stderr = _run_in_process(
+        ["--manifest", str(manifest), "--out", str(tmp_path / "out"), "--pyi", str(tmp_path / "ops.pyi")], capsys
+    )
+    assert returncode == 1
+    lines = stderr.strip().splitlines()
     assert len(lines) == 1, r.stderr
     assert lines[0].startswith(f"{manifest}:{line}: "), lines[0]
     message, _, hint = lines[0].partition("; ")
@@ -85,3 +130,14 @@ def test_bad_manifest(tmp_path, case):
     for word in suggestion:
         assert word in lines[0].split(": ", 1)[1], lines[0]
     assert not os.path.exists(tmp_path / "out"), "nothing is written for a bad manifest"
+
+
+def test_bad_manifest_from_the_command_line(tmp_path):
+    """The CLI prints the same one line and exits 1, without a traceback."""
+    manifest = tmp_path / "ops.yaml"
+    manifest.write_text(CASES["unknown_aten_op"][0], encoding="utf-8")
+    r = run_codegen("--manifest", str(manifest), "--out", str(tmp_path / "out"), "--pyi", str(tmp_path / "ops.pyi"))
+    assert r.returncode == 1
+    assert "Traceback" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{manifest}:2: unknown aten op 'ad.out'; did you mean"), r.stderr

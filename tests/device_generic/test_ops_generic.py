@@ -9,7 +9,7 @@ import itertools
 
 import torch
 from torch._prims_common import compare_tensor_meta
-from torch._subclasses.fake_tensor import FakeTensorMode
+from torch._subclasses.fake_tensor import DynamicOutputShapeException, FakeTensorMode
 from torch.testing._internal.common_device_type import (
     OpDTypes,
     instantiate_device_type_tests,
@@ -125,7 +125,10 @@ class TestFakeTensor(FooTestCase):
                     lambda t: mode.from_tensor(t) if isinstance(t, torch.Tensor) else t,
                     (sample.input, sample.args, sample.kwargs),
                 )
-                fake = op(fake_sample[0], *fake_sample[1], **fake_sample[2])
+                try:
+                    fake = op(fake_sample[0], *fake_sample[1], **fake_sample[2])
+                except DynamicOutputShapeException:  # nonzero, argwhere, masked_select
+                    self.skipTest("its output shape depends on the data; FakeTensorMode refuses it on every device")
             real_t, fake_t = _tensors(real), _tensors(fake)
             self.assertEqual(len(real_t), len(fake_t))
             for r, f in zip(real_t, fake_t):

@@ -7,6 +7,10 @@ name as is, without a leading `_` (`_softmax` -> softmax) and without a trailing
 `fill_` -> fill). Each variant of a matched OpInfo is one Target. `tests: {skip: {key: reason}}`
 opts out of a case, a dtype or a variant; `tests: {covered_by: reason}` says other tests cover
 an op that has no OpInfo.
+
+A pointwise entry's `dtypes:` (the computation dtypes its generated kernel claims) also decides
+which dtypes are tested: a dtype computed in an unclaimed dtype needs no opt-out; it must raise
+cleanly instead (test_opted_out_dtype_raises_cleanly).
 """
 
 from __future__ import annotations
@@ -104,9 +108,22 @@ class Target:
     key: str  # OpInfo name[.variant], the first part of every test id
     opinfo: object
     skips: dict = field(default_factory=dict)  # skip key -> "reason (yaml/ops.yaml:12)"
+    # Computation dtypes the manifest's pointwise formulas claim; None: every dtype (the entries
+    # mapped here have hand-written kernels, or a hand-written one among them).
+    claimed: set | None = None
 
     def skipped(self, case):
+        if case in DTYPE_NAMES and not self.claims(DTYPE_NAMES[case]):
+            return f"{case} is not among the dtypes the manifest's formula claims"
         return self.skips.get(case)
+
+    def claims(self, dtype):
+        """Whether a sample of `dtype` computes in a claimed dtype: its own, or the default float
+        dtype where the op promotes integers (exp of int32 computes in float32)."""
+        if self.claimed is None or dtype_name(dtype) in self.claimed:
+            return True
+        promoted = dtype_name(torch.get_default_dtype())
+        return self.opinfo.promotes_int_to_float and not dtype.is_floating_point and promoted in self.claimed
 
     @functools.cached_property
     def cpu_dtypes(self):
@@ -129,18 +146,31 @@ def dtype_name(dtype):
     return str(dtype).removeprefix("torch.")
 
 
+def claimed_dtypes(entry):
+    """The dtype names an entry's pointwise formulas claim (all cases); None for a hand-written kernel."""
+    if entry.pointwise is None:
+        return None
+    return {d for case in entry.pointwise.cases for d in case.dtypes}
+
+
 @functools.cache
 def targets():
     """OpInfo key -> Target, for every aten entry mapped to OpInfos (variants opted out included)."""
     out = {}
+    claims = {}
     for entry in load_manifest().aten:
         if entry.tests.covered_by:
             continue
         for o in map_entry(entry):
             t = out.setdefault(opinfo_key(o), Target(opinfo_key(o), o))
-            # Several entries can map to one OpInfo (add.out, add.Scalar): their opt-outs add up.
+            # Several entries can map to one OpInfo (add.out, add.Scalar): their opt-outs add up,
+            # and so do their claims (a hand-written kernel among them claims every dtype).
             for key, reason in entry.tests.skip:
                 t.skips.setdefault(key, f"{reason} ({where(entry)})")
+            claims.setdefault(t.key, []).append(claimed_dtypes(entry))
+    for key, found in claims.items():
+        if all(c is not None for c in found):
+            out[key].claimed = set().union(*found)
     return out
 
 

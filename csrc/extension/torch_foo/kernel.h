@@ -9,14 +9,17 @@
 //   - launch through torch_foo::launch / launch_independent, never <<<...>>>;
 //   - dynamic shared memory is FOO_DYNAMIC_SHARED(T, name), not `extern __shared__ T name[]`.
 #include "kernels/block_reduce.h"
+#include "kernels/dispatch.h"
 #include "kernels/dtype.h"
 #include "kernels/elementwise.cuh"
+#include "kernels/formulas.cuh"
 #include "kernels/kernel.h"
-#include "kernels/unary_math.cuh"
+#include "kernels/math.cuh"
 
 namespace torch_foo {
 // launch, launch_independent, blocks_for, launch_elementwise, warp/block reductions
-// (kernels/block_reduce.h), math::exp/log/... of the target compiled.
+// (kernels/block_reduce.h), and the math shim of the target compiled: math::exp/log/tanh/...
+// (kernels/math.cuh) and the helpers the manifest's pointwise formulas call (kernels/formulas.cuh).
 using namespace ::foo::kernels::FOO_TARGET;
 // Stream, DType, half_t, bfloat16_t, opmath_t, cast, dispatch<Types>(...).
 using namespace ::foo::kernels;

@@ -8,5 +8,7 @@
 #include "native/view.h"
 #include "native/add_out.h"
 #include "native/max_out.h"
+#include "native/abs_out.h"
 #include "native/silu_backward_out.h"
+#include "native/masked_fill_scalar_.h"
 #include "native/axpby.h"

@@ -6,6 +6,162 @@
 
 #include "aten/device_check.h"
 #include "native/add_out.h"
+#include "FooStructured.h"
+
+// torchgen's code as generated for CPU/CUDA: an in-place set_output ignores the strides it gets.
+C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED("-Wunused-parameter")
+namespace at {
+namespace {
+
+// torchgen's StructuredRegisterDispatchKey: meta() (ATen's checks, set_output) then impl().
+struct structured_add_out_out final : public ::foo::native::structured_add_out {
+    structured_add_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+        ::foo::native::structured_add_out::set_output_raw_strided(output_idx, sizes, strides, options);
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+        ::foo::native::structured_add_out::set_output_raw_strided(output_idx, sizes, strides, options);
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_add_out_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
+structured_add_out_out op(out);
+op.meta(self, other, alpha);
+op.impl(self, other, alpha, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_add_out_functional final : public ::foo::native::structured_add_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+        ::foo::native::structured_add_out::set_output_raw_strided(output_idx, sizes, strides, options);
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+        ::foo::native::structured_add_out::set_output_raw_strided(output_idx, sizes, strides, options);
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_add_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
+structured_add_out_functional op;
+op.meta(self, other, alpha);
+op.impl(self, other, alpha, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_add_out_inplace final : public ::foo::native::structured_add_out {
+    structured_add_out_inplace(Tensor& self) : outputs_{std::ref(self)} {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+        ::foo::native::structured_add_out::set_output_raw_strided(output_idx, sizes, strides, options);
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        check_inplace(out, sizes, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+        ::foo::native::structured_add_out::set_output_raw_strided(output_idx, sizes, strides, options);
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_add__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
+structured_add_out_inplace op(self);
+op.meta(self, other, alpha);
+op.impl(self, other, alpha, op.outputs_[0]);
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return self;
+}
+
+}  // namespace
+}  // namespace at
+C10_DIAGNOSTIC_POP()
 
 namespace {
 
@@ -18,7 +174,7 @@ at::Tensor & wrapper_add_out(const at::Tensor & self, const at::Tensor & other, 
   check_device("aten::add.out", "other", other, common_device_, true);
   check_device("aten::add.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::add_out(self, other, alpha, out);
+  return at::wrapper_PrivateUse1_add_out_out(self, other, alpha, out);
 }
 
 at::Tensor wrapper_add_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
@@ -26,9 +182,7 @@ at::Tensor wrapper_add_Tensor(const at::Tensor & self, const at::Tensor & other,
   check_device("aten::add.Tensor", "self", self, common_device_, true);
   check_device("aten::add.Tensor", "other", other, common_device_, true);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor out;  // undefined: the out kernel allocates it
-  foo::native::add_out(self, other, alpha, out);
-  return out;
+  return at::wrapper_PrivateUse1_add_Tensor(self, other, alpha);
 }
 
 at::Tensor & wrapper_add__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
@@ -36,8 +190,7 @@ at::Tensor & wrapper_add__Tensor(at::Tensor & self, const at::Tensor & other, co
   check_device("aten::add_.Tensor", "self", self, common_device_, false);
   check_device("aten::add_.Tensor", "other", other, common_device_, true);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  foo::native::add_out(self, other, alpha, self);
-  return self;
+  return at::wrapper_PrivateUse1_add__Tensor(self, other, alpha);
 }
 
 }  // namespace

@@ -7,6 +7,205 @@
 #include "aten/device_check.h"
 #include "native/max_out.h"
 #include "native/silu_backward_out.h"
+#include "native/masked_fill_scalar_.h"
+#include "FooStructured.h"
+
+// torchgen's code as generated for CPU/CUDA: an in-place set_output ignores the strides it gets.
+C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED("-Wunused-parameter")
+namespace at {
+namespace {
+
+// torchgen's StructuredRegisterDispatchKey: meta() (ATen's checks, set_output) then impl().
+struct structured_max_out_out final : public ::foo::native::structured_max_out {
+    structured_max_out_out(Tensor& out0, Tensor& out1) : outputs_{ std::ref(out0), std::ref(out1) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 2> outputs_;
+    std::array<::std::optional<Tensor>, 2> proxy_outputs_;
+};
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_PrivateUse1_max_out_dim_max(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & max, at::Tensor & max_values) {
+structured_max_out_out op(max, max_values);
+auto precompute = op.meta(self, dim, keepdim);
+(void)precompute;
+op.impl(self, precompute.dim, keepdim, op.maybe_get_output(0), op.maybe_get_output(1));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+if (op.proxy_outputs_[1].has_value()) op.outputs_[1].get().copy_(*op.proxy_outputs_[1]);
+return std::forward_as_tuple(max, max_values);
+}
+
+struct structured_max_out_functional final : public ::foo::native::structured_max_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 2> outputs_;
+};
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_PrivateUse1_max_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+structured_max_out_functional op;
+auto precompute = op.meta(self, dim, keepdim);
+(void)precompute;
+op.impl(self, precompute.dim, keepdim, op.outputs_[0], op.outputs_[1]);
+return std::make_tuple(std::move(op.outputs_[0]), std::move(op.outputs_[1]));
+}
+
+struct structured_silu_backward_out_out final : public ::foo::native::structured_silu_backward_out {
+    structured_silu_backward_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+        ::foo::native::structured_silu_backward_out::set_output_raw_strided(output_idx, sizes, strides, options);
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+        ::foo::native::structured_silu_backward_out::set_output_raw_strided(output_idx, sizes, strides, options);
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_silu_backward_out_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::Tensor & grad_input) {
+structured_silu_backward_out_out op(grad_input);
+op.meta(grad_output, self);
+op.impl(grad_output, self, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return grad_input;
+}
+
+struct structured_silu_backward_out_functional final : public ::foo::native::structured_silu_backward_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+        ::foo::native::structured_silu_backward_out::set_output_raw_strided(output_idx, sizes, strides, options);
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+        ::foo::native::structured_silu_backward_out::set_output_raw_strided(output_idx, sizes, strides, options);
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_silu_backward(const at::Tensor & grad_output, const at::Tensor & self) {
+structured_silu_backward_out_functional op;
+op.meta(grad_output, self);
+op.impl(grad_output, self, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+}  // namespace
+}  // namespace at
+C10_DIAGNOSTIC_POP()
 
 namespace {
 
@@ -19,36 +218,39 @@ using foo::native::note_device;
   check_device("aten::max.dim_max", "max", max, common_device_, false);
   check_device("aten::max.dim_max", "max_values", max_values, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::max_out(self, dim, keepdim, max, max_values);
+  return at::wrapper_PrivateUse1_max_out_dim_max(self, dim, keepdim, max, max_values);
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper_max_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::max.dim", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor max;  // undefined: the out kernel allocates it
-  at::Tensor max_values;  // undefined: the out kernel allocates it
-  foo::native::max_out(self, dim, keepdim, max, max_values);
-  return ::std::tuple<at::Tensor,at::Tensor>(max, max_values);
+  return at::wrapper_PrivateUse1_max_dim(self, dim, keepdim);
 }
 
 at::Tensor & wrapper_silu_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::Tensor & grad_input) {
   ::std::optional<c10::Device> common_device_;
-  check_device("aten::silu_backward.grad_input", "grad_output", grad_output, common_device_, true);
-  check_device("aten::silu_backward.grad_input", "self", self, common_device_, true);
+  check_device("aten::silu_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::silu_backward.grad_input", "self", self, common_device_, false);
   check_device("aten::silu_backward.grad_input", "grad_input", grad_input, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::silu_backward_out(grad_output, self, grad_input);
+  return at::wrapper_PrivateUse1_silu_backward_out_grad_input(grad_output, self, grad_input);
 }
 
 at::Tensor wrapper_silu_backward(const at::Tensor & grad_output, const at::Tensor & self) {
   ::std::optional<c10::Device> common_device_;
-  check_device("aten::silu_backward", "grad_output", grad_output, common_device_, true);
-  check_device("aten::silu_backward", "self", self, common_device_, true);
+  check_device("aten::silu_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::silu_backward", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
-  at::Tensor grad_input;  // undefined: the out kernel allocates it
-  foo::native::silu_backward_out(grad_output, self, grad_input);
-  return grad_input;
+  return at::wrapper_PrivateUse1_silu_backward(grad_output, self);
+}
+
+at::Tensor & wrapper_masked_fill__Scalar(at::Tensor & self, const at::Tensor & mask, const at::Scalar & value) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::masked_fill_.Scalar", "self", self, common_device_, false);
+  check_device("aten::masked_fill_.Scalar", "mask", mask, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::masked_fill_scalar_(self, mask, value);
 }
 
 }  // namespace
@@ -58,4 +260,5 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("max.dim", TORCH_FN(wrapper_max_dim));
   m.impl("silu_backward.grad_input", TORCH_FN(wrapper_silu_backward_grad_input));
   m.impl("silu_backward", TORCH_FN(wrapper_silu_backward));
+  m.impl("masked_fill_.Scalar", TORCH_FN(wrapper_masked_fill__Scalar));
 }

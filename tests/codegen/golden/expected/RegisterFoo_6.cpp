@@ -6,6 +6,7 @@
 
 #include "aten/device_check.h"
 #include "native/view.h"
+#include "native/abs_out.h"
 
 namespace {
 
@@ -15,12 +16,39 @@ using foo::native::note_device;
 at::Tensor wrapper_view(const at::Tensor & self, c10::SymIntArrayRef size) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::view", "self", self, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
   return foo::native::view(self, C10_AS_INTARRAYREF_SLOW(size));
+}
+
+at::Tensor & wrapper_abs_out(const at::Tensor & self, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::abs.out", "self", self, common_device_, true);
+  check_device("aten::abs.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::abs_out(self, out);
+}
+
+at::Tensor wrapper_abs(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::abs", "self", self, common_device_, true);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::abs_out(self, out);
+  return out;
+}
+
+at::Tensor & wrapper_abs_(at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::abs_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  foo::native::abs_out(self, self);
+  return self;
 }
 
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("view", TORCH_FN(wrapper_view));
+  m.impl("abs.out", TORCH_FN(wrapper_abs_out));
+  m.impl("abs", TORCH_FN(wrapper_abs));
+  m.impl("abs_", TORCH_FN(wrapper_abs_));
 }

@@ -1,0 +1,303 @@
+"""generated/pointwise/<kernel>.{cu,cpp}: an op implemented from its manifest formula.
+
+<kernel>.cu is compiled like csrc/kernels/*.cu, for both targets: one functor per formula (case),
+computing in opmath_t (float for 16-bit floats) and cast once to the output type, and the
+launcher `pointwise_<kernel>` that dispatches the claimed dtypes to kernels/elementwise.cuh.
+
+<kernel>.cpp is the host side. A structured op: the class `structured_<kernel>` and its impl(),
+which runs on the op's own TensorIterator (the class is one: ATen's meta function built it, as for
+CUDA's ufunc kernels); torchgen's set_output subclasses, the wrappers and their registration.
+Other ops: the kernel builds the iterator the spec names (`iterator:`); with `iterator: manual`
+only the launcher `run_<kernel>(iter, dtype, scalars...)` is generated, for csrc/aten to call.
+
+Each op gets its own pair of files, so adding an op compiles two small files. They name their
+entry by op, never by manifest line: an entry added above would otherwise change (and recompile)
+every file below it. A C++ error in a formula is reported in the generated file, right after a
+comment naming the entry and the formula's dtype branch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from torchgen.api import structured as structured_api
+from torchgen.api.types import NativeSignature
+from torchgen.context import native_function_manager
+
+from . import structured
+from .cpp_wrapper import wrapper
+from .pointwise_spec import DTYPES, FLOATING, INTEGRAL, Case
+from .render import render, stamp
+from .resolve import Kernel, Plan
+
+_CPP_TYPE = {
+    "float32": "float", "float64": "double", "float16": "half_t", "bfloat16": "bfloat16_t",
+    "int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t", "uint8": "uint8_t", "bool": "bool",
+}
+_AT_TYPE = {
+    "float32": "at::kFloat", "float64": "at::kDouble", "float16": "at::kHalf", "bfloat16": "at::kBFloat16",
+    "int8": "at::kChar", "int16": "at::kShort", "int32": "at::kInt", "int64": "at::kLong", "uint8": "at::kByte",
+    "bool": "at::kBool",
+}
+_DTYPE_ENUM = {
+    "float32": "Float32", "float64": "Float64", "float16": "Float16", "bfloat16": "BFloat16", "int8": "Int8",
+    "int16": "Int16", "int32": "Int32", "int64": "Int64", "uint8": "UInt8", "bool": "Bool",
+}
+# Branches of a per-dtype formula, in the order they are tried.
+_GROUP_CONDITION = {
+    "bool": "std::is_same_v<T, bool>",
+    "integral": "std::is_integral_v<T> && !std::is_same_v<T, bool>",
+    "floating": "!std::is_integral_v<T>",
+}
+
+
+def launcher(k: Kernel) -> str:
+    return f"pointwise_{k.name}"
+
+
+def host_launcher(k: Kernel) -> str:
+    return f"run_{k.name}"
+
+
+def paths(k: Kernel) -> tuple[str, str]:
+    return f"pointwise/{k.name}.cu", f"pointwise/{k.name}.cpp"
+
+
+def dtype_mask(dtypes: tuple[str, ...]) -> str:
+    groups = {"kAllTypes": DTYPES, "kNumericTypes": FLOATING + INTEGRAL, "kFloatingTypes": FLOATING, "kIntegralTypes": INTEGRAL}
+    for name, members in groups.items():
+        if set(dtypes) == set(members):
+            return f"foo::kernels::{name}"
+    return " | ".join(f"foo::kernels::dtype_bit(foo::kernels::DType::{_DTYPE_ENUM[d]})" for d in dtypes)
+
+
+def _snippet(text: str, indent: str) -> list[str]:
+    """Manifest text (a formula, a `when` condition), indented."""
+    return [indent + t for t in text.splitlines()]
+
+
+# ---- kernel (.cu) -------------------------------------------------------------------------------
+
+
+def _returns(text: str) -> bool:
+    return "return" in text.replace("\n", " ").split()
+
+
+def _formula_lines(case: Case) -> list[str]:
+    """The body of operator(): one `return` per dtype branch."""
+
+    def ret(text: str, indent: str) -> list[str]:
+        if _returns(text):  # a body with statements: run it as a lambda, cast its result
+            return [f"{indent}return cast<Out>([&]() {{", *_snippet(text, indent + "  "), f"{indent}}}());"]
+        return [f"{indent}return cast<Out>(", *_snippet(text, indent + "    "), f"{indent});"]
+
+    keys = {k: text for k, text, _ in case.formula}
+    if list(keys) == ["default"]:
+        return ret(keys["default"], "    ")
+    branches = [(f"std::is_same_v<T, {_CPP_TYPE[d]}>", keys[d]) for d in DTYPES if d in keys]
+    branches += [(_GROUP_CONDITION[g], keys[g]) for g in ("bool", "integral", "floating") if g in keys]
+    lines = []
+    for i, (cond, text) in enumerate(branches):
+        lines.append(f"    {'if' if i == 0 else '} else if'} constexpr ({cond}) {{")
+        lines += ret(text, "      ")
+    lines.append("    } else {")
+    if "default" in keys:
+        lines += ret(keys["default"], "      ")
+    else:
+        lines.append('      static_assert(sizeof(T) == 0, "no formula for this dtype");')
+    lines.append("    }")
+    return lines
+
+
+@dataclass(frozen=True)
+class _Functor:
+    name: str
+    comment: str
+    params: str
+    conversions: tuple[str, ...]
+    body: tuple[str, ...]
+    mask: str
+    out_spec: str
+    specs: str  # OutSpec, InSpecs...
+
+
+def _functor(k: Kernel, i: int, case: Case) -> _Functor:
+    pw = k.pointwise
+    params, conversions = [], []
+    for o in case.inputs:
+        if o.dtype:
+            params.append(f"{_CPP_TYPE[o.dtype]} {o.name}_")
+            conversions.append(f"[[maybe_unused]] const {_CPP_TYPE[o.dtype]} {o.name} = {o.name}_;")
+        else:
+            params.append(f"T {o.name}_")
+            conversions.append(f"[[maybe_unused]] const M {o.name} = static_cast<M>({o.name}_);")
+    out_spec = _CPP_TYPE[pw.spec.output] if pw.spec.output else "Same"
+    in_specs = [(_CPP_TYPE[o.dtype] if o.dtype else "Same") for o in case.inputs]
+    when = f", when {case.when}" if case.when else ""
+    return _Functor(
+        name=f"{k.name}_{i}",
+        comment=f"formula {i + 1} of aten::{k.f.func.name}{when}",
+        params=", ".join(params),
+        conversions=tuple(conversions),
+        body=tuple(_formula_lines(case)),
+        mask=dtype_mask(case.dtypes),
+        out_spec=out_spec,
+        specs=", ".join([out_spec] + in_specs),
+    )
+
+
+def _scalar_members(k: Kernel) -> list[dict]:
+    out = []
+    for i, s in enumerate(k.pointwise.scalars):
+        value = f"args.scalars[{i}].as<M>()" if s.conversion == "compute" else f"static_cast<M>(args.scalars[{i}].as<T>())"
+        out.append({"name": s.name, "init": value, "optional": s.optional, "index": i})
+    return out
+
+
+def gen_kernel(plan: Plan, k: Kernel) -> str:
+    manifest = plan.manifest_path
+    functors = [_functor(k, i, c) for i, c in enumerate(k.pointwise.cases)]
+    return render(
+        "pointwise_kernel.cu.j2",
+        stamp=stamp(manifest),
+        op=f"aten::{k.f.func.name}",
+        launcher=launcher(k),
+        op_name=k.pointwise.op_name,
+        scalars=_scalar_members(k),
+        functors=functors,
+    )
+
+
+# ---- host (.cpp) --------------------------------------------------------------------------------
+
+
+def _dtype_expr(dtype: str) -> str:
+    return _AT_TYPE[dtype] if dtype else "dtype"
+
+
+def _body(k: Kernel, iter_expr: str, manifest: str) -> list[str]:
+    """Host statements: pick the case, check the dtype, convert the scalars, launch."""
+    pw = k.pointwise
+    lines = ["foo::kernels::PointwiseArgs args;"]
+    for i, case in enumerate(pw.cases):
+        if case.when:
+            lines.append(("if (" if i == 0 else "} else if (") + case.when + ") {")
+        else:
+            lines.append("{" if i == 0 else "} else {")
+        lines.append(f'  check_kernel_dtype("{pw.op_name}", dtype, {dtype_mask(case.dtypes)});')
+        lines.append(f"  args.formula = {i};")
+        for j, s in enumerate(pw.scalars):
+            conv = "opmath_dtype(dtype)" if s.conversion == "compute" else "dtype"
+            lines.append(f"  set_scalar(args, {j}, {s.name}, {conv});")
+        inputs = ", ".join(_dtype_expr(o.dtype) for o in case.inputs)
+        lines.append(
+            f'  run_pointwise({iter_expr}, "{pw.op_name}", FOO_POINTWISE_LAUNCHER({launcher(k)}), args, dtype, '
+            f"{_dtype_expr(pw.spec.output)}, {{{inputs}}});"
+        )
+    if pw.cases[-1].when:
+        lines.append("} else {")
+        lines.append(f'  TORCH_CHECK(false, "{pw.op_name}: no formula of its {manifest} entry matches these arguments");')
+    lines.append("}")
+    return lines
+
+
+def _iterator(k: Kernel) -> tuple[list[str], str]:
+    """Statements building `iter` for an unstructured kernel, and the C++ expression of its result."""
+    f = k.f
+    pw = k.pointwise
+    outs = [a.name for a in f.func.arguments.out]
+    inputs = [o.name for o in pw.cases[0].inputs]
+    lines = []
+    if outs:
+        out = outs[0]  # the functional overload passes it undefined (out-as-primary)
+        result = f"iterator_result({out}, iter)"
+    elif f.func.kind().name == "inplace":
+        out = "self"
+        result = "self"
+    else:
+        out = "out_"
+        lines.append("at::Tensor out_;")
+        result = "iter.output()"
+    if pw.iterator == "no_promotion":
+        dtype = _AT_TYPE[pw.spec.output] if pw.spec.output else f"{inputs[0]}.scalar_type()"
+        if out != "self":
+            lines.append(f"if (!{out}.defined()) {out} = at::empty({{0}}, {inputs[0]}.options().dtype({dtype}));")
+        lines.append(
+            "auto iter = at::TensorIteratorConfig().check_all_same_dtype(false)"
+            f".add_output({out}).add_const_input({inputs[0]}).build();"
+        )
+    else:
+        lines.append(f"auto iter = at::TensorIterator::{pw.iterator}({out}, {', '.join(inputs)});")
+    return lines, result
+
+
+def _manual_params(k: Kernel) -> list[str]:
+    with native_function_manager(k.f):
+        sig = NativeSignature(k.f.func, symint=False)
+        by_name = {a.name: a for a in sig.arguments()}
+    return [by_name[s.name].decl() for s in k.pointwise.scalars]
+
+
+def launcher_decl(k: Kernel) -> str:
+    """The host launcher of an `iterator: manual` entry, which csrc/aten calls on its iterator."""
+    params = ["const at::TensorIteratorBase& iter", "at::ScalarType dtype"] + _manual_params(k)
+    return f"void {host_launcher(k)}({', '.join(params)})"
+
+
+def gen_host(plan: Plan, k: Kernel) -> str:
+    manifest = plan.manifest_path
+    pw = k.pointwise
+    ops = plan.ops_of(k)
+    ctx = dict(
+        stamp=stamp(manifest),
+        op=f"aten::{k.f.func.name}",
+        manifest=manifest,
+        launcher=launcher(k),
+        kernel_name=k.name,
+        registered=", ".join(str(op.f.func.name) for op in ops),
+        manual=pw.iterator == "manual",
+        structured_class="",
+        meta_header="",
+        impl_params="",
+        function="",
+        prologue=[],
+        result="",
+        structured=[],
+        wrappers=[],
+    )
+    if pw.iterator == "manual":
+        ctx["function"] = launcher_decl(k)
+        ctx["body"] = _body(k, "iter", manifest)
+    elif k.structured:
+        with native_function_manager(k.f):  # a formula need not read every argument
+            params = ", ".join("[[maybe_unused]] " + a.decl() for a in structured_api.impl_arguments(k.group))
+        ctx.update(
+            structured_class=structured.class_declaration(k.group, k.name).rstrip("\n"),
+            meta_header=structured.meta_header(k.group),
+            impl_params=params,
+            body=["const at::ScalarType dtype = common_dtype();"] + _body(k, "*this", manifest),
+            structured=[structured.definitions(k.group, k.name, op.f) for op in ops],
+        )
+    else:
+        with native_function_manager(k.f):
+            sig = NativeSignature(k.f.func, symint=False)
+            params = ", ".join("[[maybe_unused]] " + a.defn() for a in sig.arguments())
+            ctx["function"] = f"{sig.returns_type().cpp_type()} {k.name}({params})"
+        prologue, result = _iterator(k)
+        ctx.update(prologue=prologue, result=result,
+                   body=["const at::ScalarType dtype = iter.common_dtype();"] + _body(k, "iter", manifest))
+    if pw.iterator != "manual":
+        ctx["wrappers"] = [wrapper(op.f, op.kernel_f, op.kernel, op.kind, "aten", op.guard) for op in ops]
+    return render("pointwise_host.cpp.j2", **ctx)
+
+
+def gen_pointwise(plan: Plan) -> dict[str, str]:
+    """Relative path -> content, for every pointwise entry."""
+    files = {}
+    for k in plan.kernels:
+        if k.pointwise is None:
+            continue
+        cu, cpp = paths(k)
+        files[cu] = gen_kernel(plan, k)
+        files[cpp] = gen_host(plan, k)
+    return files

@@ -1,0 +1,70 @@
+#pragma once
+// The float/double math shim of every kernel: one name per function, overloaded on float and
+// double, so code templated on its compute type calls the single-precision function for float
+// (expf, tanhf, erff, ...) and the double one for double, on both targets: CUDA's device math
+// library under nvcc, the C library (<cmath>, through the emulation header) on sim. 16-bit
+// types compute in float (opmath_t). Pointwise formulas (yaml/ops.yaml) call these as math::exp.
+#include <cmath>
+
+#include "kernels/dtype.h"
+#include "kernels/kernel.h"
+
+namespace foo::kernels::FOO_TARGET::math {
+
+// FOO_HD: device code and host-device helpers (reduction accumulators) both call these.
+#define FOO_MATH_UNARY(name, float_fn, double_fn)            \
+  FOO_HD float name(float x) { return ::float_fn(x); }      \
+  FOO_HD double name(double x) { return ::double_fn(x); }
+#define FOO_MATH_BINARY(name, float_fn, double_fn)                      \
+  FOO_HD float name(float x, float y) { return ::float_fn(x, y); }     \
+  FOO_HD double name(double x, double y) { return ::double_fn(x, y); }
+
+FOO_MATH_UNARY(exp, expf, exp)
+FOO_MATH_UNARY(exp2, exp2f, exp2)
+FOO_MATH_UNARY(expm1, expm1f, expm1)
+FOO_MATH_UNARY(log, logf, log)
+FOO_MATH_UNARY(log2, log2f, log2)
+FOO_MATH_UNARY(log10, log10f, log10)
+FOO_MATH_UNARY(log1p, log1pf, log1p)
+FOO_MATH_UNARY(sqrt, sqrtf, sqrt)
+FOO_MATH_UNARY(cbrt, cbrtf, cbrt)
+FOO_MATH_UNARY(sin, sinf, sin)
+FOO_MATH_UNARY(cos, cosf, cos)
+FOO_MATH_UNARY(tan, tanf, tan)
+FOO_MATH_UNARY(asin, asinf, asin)
+FOO_MATH_UNARY(acos, acosf, acos)
+FOO_MATH_UNARY(atan, atanf, atan)
+FOO_MATH_UNARY(sinh, sinhf, sinh)
+FOO_MATH_UNARY(cosh, coshf, cosh)
+FOO_MATH_UNARY(tanh, tanhf, tanh)
+FOO_MATH_UNARY(asinh, asinhf, asinh)
+FOO_MATH_UNARY(acosh, acoshf, acosh)
+FOO_MATH_UNARY(atanh, atanhf, atanh)
+FOO_MATH_UNARY(erf, erff, erf)
+FOO_MATH_UNARY(erfc, erfcf, erfc)
+FOO_MATH_UNARY(lgamma, lgammaf, lgamma)
+FOO_MATH_UNARY(floor, floorf, floor)
+FOO_MATH_UNARY(ceil, ceilf, ceil)
+FOO_MATH_UNARY(trunc, truncf, trunc)
+FOO_MATH_UNARY(nearbyint, nearbyintf, nearbyint)  // torch.round: halves to even
+FOO_MATH_UNARY(fabs, fabsf, fabs)
+FOO_MATH_BINARY(pow, powf, pow)
+FOO_MATH_BINARY(atan2, atan2f, atan2)
+FOO_MATH_BINARY(hypot, hypotf, hypot)
+FOO_MATH_BINARY(fmod, fmodf, fmod)
+FOO_MATH_BINARY(copysign, copysignf, copysign)
+FOO_MATH_BINARY(nextafter, nextafterf, nextafter)
+#undef FOO_MATH_UNARY
+#undef FOO_MATH_BINARY
+
+// A correctly rounded fused multiply-add: a * b + c with one rounding.
+FOO_HD float fma(float a, float b, float c) { return ::fmaf(a, b, c); }
+FOO_HD double fma(double a, double b, double c) { return ::fma(a, b, c); }
+
+// Constants for formulas, written as M(kSqrt2) in the compute type.
+constexpr double kSqrt2 = 1.41421356237309504880;     // M_SQRT2
+constexpr double kSqrt1_2 = 0.70710678118654752440;   // M_SQRT1_2
+constexpr double k2_SqrtPi = 1.12837916709551257390;  // M_2_SQRTPI
+constexpr double kPi = 3.14159265358979323846;        // M_PI
+
+}  // namespace foo::kernels::FOO_TARGET::math
