@@ -43,7 +43,8 @@ def test_headers_and_cmake_package_are_installed():
     (include,) = torch_foo.utils.include_paths()
     for header in ("torch_foo/kernel.h", "torch_foo/extension.h", "kernels/kernel.h", "kernels/dispatch.h",
                    "kernels/elementwise.cuh", "kernels/reduce.h", "sim/emulation.h", "runtime/stream.h",
-                   "runtime/allocator.h", "aten/elementwise.h"):
+                   "runtime/allocator.h", "aten/elementwise.h", "aten/kernel_dtype.h", "kernels/math.cuh",
+                   "kernels/formulas.cuh", "kernels/block_reduce.h"):
         assert os.path.isfile(os.path.join(include, header)), header
     config = os.path.join(torch_foo.utils.cmake_prefix_path, "TorchFoo", "TorchFooConfig.cmake")
     with open(config) as f:
@@ -182,6 +183,11 @@ def test_package_elementwise_broadcast_and_promotion(scaled_add):
     ints = scaled_add(b.to("foo"), b.to("foo"), 2)
     assert ints.dtype == torch.int32
     torch.testing.assert_close(ints.cpu(), b + 2 * b)
+    halves = scaled_add(a.half().to("foo"), a.half().to("foo"), 0.5)  # computes in float, cast<half_t>
+    assert halves.dtype == torch.float16
+    torch.testing.assert_close(halves.cpu(), (a.half().float() * 1.5).half())
+    with pytest.raises(NotImplementedError, match=r"\"foo_pkg::scaled_add\" not implemented for 'ComplexFloat'"):
+        scaled_add(a.to(torch.complex64).to("foo"), a.to(torch.complex64).to("foo"), 1)
 
 
 @pytest.fixture(scope="module")

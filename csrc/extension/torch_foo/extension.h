@@ -20,7 +20,13 @@
 namespace torch_foo {
 
 using ::foo::kernels::DType;
+using ::foo::kernels::ElementwiseGeometry;
 using ::foo::kernels::Stream;
+// Dtype sets for check_kernel_dtype below (and dispatch<> on the kernel side).
+using ::foo::kernels::kAllTypes;
+using ::foo::kernels::kFloatingTypes;
+using ::foo::kernels::kIntegralTypes;
+using ::foo::kernels::kNumericTypes;
 
 // True when the cuda driver backs the foo device (a kernel then runs its cuda build).
 inline bool on_cuda() { return ::foo::kernels::on_cuda(); }
@@ -39,7 +45,12 @@ inline c10::Allocator& allocator() { return ::foo::runtime::allocator(); }
 
 // The kernels' element type of a tensor's dtype, for torch_foo::dispatch<Types>(dtype, op, f)
 // (which throws naming the op for a dtype outside Types).
-inline DType kernel_dtype(const at::Tensor& t) { return ::foo::native::kernel_dtype(t.scalar_type()); }
+inline DType kernel_dtype(c10::ScalarType t) { return ::foo::native::kernel_dtype(t); }
+inline DType kernel_dtype(const at::Tensor& t) { return kernel_dtype(t.scalar_type()); }
+
+// NotImplementedError naming the op and dtype unless `types` (torch_foo::kFloatingTypes, ...)
+// holds t: the check torch_foo's generated ops make before they launch (aten/kernel_dtype.h).
+using ::foo::native::check_kernel_dtype;
 
 // The elementwise launcher's host half, at::TensorIterator -> kernel geometry (aten/elementwise.h).
 using ::foo::native::run_elementwise;

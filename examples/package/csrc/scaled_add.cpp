@@ -6,7 +6,7 @@
 #include <torch_foo/extension.h>
 
 FOO_DECLARE_KERNEL_IN(foo_scaled_add, void, scaled_add,
-                      (torch_foo::Stream stream, torch_foo::DType dtype, const foo::kernels::ElementwiseGeometry& g,
+                      (torch_foo::Stream stream, torch_foo::DType dtype, const torch_foo::ElementwiseGeometry& g,
                        double alpha))
 
 namespace {
@@ -15,8 +15,10 @@ at::Tensor scaled_add(const at::Tensor& a, const at::Tensor& b, double alpha) {
   const c10::DeviceGuard guard(a.device());
   at::Tensor out;
   auto iter = at::TensorIterator::binary_op(out, a, b);
-  const torch_foo::DType dtype = foo::native::kernel_dtype(iter.common_dtype());
-  torch_foo::run_elementwise(iter, [&](torch_foo::Stream stream, const foo::kernels::ElementwiseGeometry& g) {
+  // NotImplementedError naming the op and dtype for one the kernel has no case for (complex, ...).
+  torch_foo::check_kernel_dtype("foo_pkg::scaled_add", iter.common_dtype(), torch_foo::kNumericTypes);
+  const torch_foo::DType dtype = torch_foo::kernel_dtype(iter.common_dtype());
+  torch_foo::run_elementwise(iter, [&](torch_foo::Stream stream, const torch_foo::ElementwiseGeometry& g) {
     FOO_CALL_KERNEL_IN(foo_scaled_add, scaled_add, stream, dtype, g, alpha);
   });
   return iter.output();
