@@ -75,6 +75,7 @@
 #include "native/std_out.h"
 #include "native/var_mean_out.h"
 #include "native/std_mean_out.h"
+#include "native/linalg_vector_norm_out.h"
 #include "native/pow_scalar_out.h"
 #include "native/rsub_tensor.h"
 #include "native/where_self_out.h"

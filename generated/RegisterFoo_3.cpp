@@ -7,6 +7,7 @@
 #include "aten/device_check.h"
 #include "native/set_source_tensor.h"
 #include "native/std_mean_out.h"
+#include "native/linalg_vector_norm_out.h"
 #include "native/native_layer_norm_backward.h"
 #include "native/avg_pool2d_out.h"
 #include "native/upsample_nearest1d_out.h"
@@ -26,6 +27,98 @@ namespace at {
 namespace {
 
 // torchgen's StructuredRegisterDispatchKey: meta() (ATen's checks, set_output) then impl().
+struct structured_linalg_vector_norm_out_out final : public ::foo::native::structured_linalg_vector_norm_out {
+    structured_linalg_vector_norm_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_linalg_vector_norm_out_out(const at::Tensor & self, const at::Scalar & ord, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+structured_linalg_vector_norm_out_out op(out);
+op.meta(self, ord, dim, keepdim, dtype);
+op.impl(self, ord, dim, keepdim, dtype, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_linalg_vector_norm_out_functional final : public ::foo::native::structured_linalg_vector_norm_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_linalg_vector_norm(const at::Tensor & self, const at::Scalar & ord, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
+structured_linalg_vector_norm_out_functional op;
+op.meta(self, ord, dim, keepdim, dtype);
+op.impl(self, ord, dim, keepdim, dtype, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
 struct structured_avg_pool2d_out_out final : public ::foo::native::structured_avg_pool2d_out {
     structured_avg_pool2d_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
 
@@ -867,6 +960,21 @@ at::Tensor & wrapper_set__source_Tensor(at::Tensor & self, const at::Tensor & so
   return ::std::tuple<at::Tensor,at::Tensor>(out0, out1);
 }
 
+at::Tensor & wrapper_linalg_vector_norm_out(const at::Tensor & self, const at::Scalar & ord, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::linalg_vector_norm.out", "self", self, common_device_, false);
+  check_device("aten::linalg_vector_norm.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_linalg_vector_norm_out_out(self, ord, dim, keepdim, dtype, out);
+}
+
+at::Tensor wrapper_linalg_vector_norm(const at::Tensor & self, const at::Scalar & ord, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::linalg_vector_norm", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_linalg_vector_norm(self, ord, dim, keepdim, dtype);
+}
+
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_layer_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, c10::SymIntArrayRef normalized_shape, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, ::std::array<bool,3> output_mask) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::native_layer_norm_backward", "grad_out", grad_out, common_device_, false);
@@ -1058,6 +1166,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("set_.source_Tensor", TORCH_FN(wrapper_set__source_Tensor));
   m.impl("std_mean.correction_out", TORCH_FN(wrapper_std_mean_correction_out));
   m.impl("std_mean.correction", TORCH_FN(wrapper_std_mean_correction));
+  m.impl("linalg_vector_norm.out", TORCH_FN(wrapper_linalg_vector_norm_out));
+  m.impl("linalg_vector_norm", TORCH_FN(wrapper_linalg_vector_norm));
   m.impl("native_layer_norm_backward", TORCH_FN(wrapper_native_layer_norm_backward));
   m.impl("avg_pool2d.out", TORCH_FN(wrapper_avg_pool2d_out));
   m.impl("avg_pool2d", TORCH_FN(wrapper_avg_pool2d));

@@ -13,7 +13,8 @@ import torch
 
 import torch_foo
 
-REDUCTIONS = ("sum", "mean", "amax", "amin", "max", "min", "argmax", "argmin", "var", "std", "var_mean", "std_mean")
+REDUCTIONS = ("sum", "mean", "amax", "amin", "max", "min", "argmax", "argmin", "var", "std", "var_mean", "std_mean",
+              "linalg_vector_norm")
 
 
 @pytest.fixture(autouse=True)
@@ -136,3 +137,30 @@ def test_more_than_2_31_elements():
     d = x.to("foo")
     assert d.sum().item() == n - 1
     assert d.view(1, -1).argmin(1).item() == n - 1
+
+
+@pytest.mark.parametrize("ord", [2.0, 1.0, 0.0, 3.5, -1.5, float("inf"), float("-inf")], ids=str)
+def test_vector_norm_orders_long_and_column(ord):
+    # Every order's fold, over a split (long) reduction and a column one; NaN propagates.
+    x = torch.randn(3, 70_000)
+    x[1, 12345] = float("nan")
+    same(lambda t: torch.linalg.vector_norm(t, ord, dim=1), x, rtol=1e-4, atol=1e-5)
+    same(lambda t: torch.linalg.vector_norm(t, ord, dim=0), torch.randn(300, 64), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("norm_type", [2.0, float("inf")], ids=str)
+def test_clip_grad_norm_without_foreach(norm_type):
+    # clip_grad_norm_'s per-tensor path: a vector norm per gradient, one of their stack, a scale.
+    torch.manual_seed(0)
+    grads = [torch.randn(5, 7), torch.randn(7), torch.randn(3, 2, 2)]
+    params = [torch.zeros_like(g, requires_grad=True) for g in grads]
+    params_foo = [torch.zeros_like(g, device="foo", requires_grad=True) for g in grads]
+    for p, q, g in zip(params, params_foo, grads):
+        p.grad, q.grad = g.clone(), g.to("foo")
+    total = torch.nn.utils.clip_grad_norm_(params, 0.5, norm_type=norm_type, foreach=False)
+    total_foo = torch.nn.utils.clip_grad_norm_(params_foo, 0.5, norm_type=norm_type, foreach=False)
+    assert total_foo.device.type == "foo"
+    torch.testing.assert_close(total_foo.cpu(), total)
+    for p, q in zip(params, params_foo):
+        torch.testing.assert_close(q.grad.cpu(), p.grad)
+

@@ -1,5 +1,5 @@
 // Reductions: sum, mean, amax/amin, max/min (over a dim, and over everything), argmax/argmin,
-// var/std, var_mean/std_mean. The structured ones (sum, mean, amax/amin, max/min.dim, argmax/argmin)
+// var/std, var_mean/std_mean, linalg.vector_norm. The structured ones (sum, mean, amax/amin, max/min.dim, argmax/argmin)
 // get their checks and output shapes and dtypes from ATen's meta functions; the others check and
 // size them here as the CPU does. Then reduce_into() lays the input out as the dense [outer, size, inner] array the
 // launcher (kernels/reduce.cu) reduces over `size` — without a copy when the tensor's memory
@@ -29,6 +29,7 @@
 #include "native/argmin_out.h"
 #include "native/max_dim_out.h"
 #include "native/max_unary_out.h"
+#include "native/linalg_vector_norm_out.h"
 #include "native/mean_out.h"
 #include "native/min_dim_out.h"
 #include "native/min_unary_out.h"
@@ -147,7 +148,7 @@ struct Outputs {
 
 // Runs `op` over the dims of `mask` into `outs`. `self` has the kernel's input dtype.
 void reduce_into(ReduceOp op, const at::Tensor& self, const DimMask& mask, bool keepdim, Outputs outs,
-                 double correction = 0.0) {
+                 double correction = 0.0, double ord = 0.0) {
   const Layout l = plan_layout(self, mask, outs.indices != nullptr);
   const int64_t outputs = l.outer * l.inner;
   if (outputs == 0) return;
@@ -176,6 +177,7 @@ void reduce_into(ReduceOp op, const at::Tensor& self, const DimMask& mask, bool 
   args.size = l.size;
   args.inner = l.inner;
   args.correction = correction;
+  args.ord = ord;
   args.workspace = workspace.defined() ? workspace.mutable_data_ptr() : nullptr;
   FOO_CALL_KERNEL(reduce, foo::runtime::current_native_stream(self.device().index()), args);
 
@@ -426,6 +428,20 @@ TORCH_IMPL_FUNC(any_dim_out)(const at::Tensor& self, int64_t dim, bool keepdim, 
 TORCH_IMPL_FUNC(any_dims_out)(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
                               const at::Tensor& out) {
   all_any_impl(ReduceOp::Any, self, at::native::make_dim_mask(dim, self.dim()), keepdim, out);
+}
+
+TORCH_IMPL_FUNC(linalg_vector_norm_out)(const at::Tensor& self, const at::Scalar& ord, at::OptionalIntArrayRef dim,
+                                        bool keepdim, std::optional<at::ScalarType> /*dtype*/, const at::Tensor& out) {
+  // ATen's meta function checked ord against empty inputs and chose out's dtype (`dtype`, else
+  // self's real dtype); as the CPU, the input is cast to it and the norm computed in it.
+  TORCH_CHECK_NOT_IMPLEMENTED(!self.is_complex(), "\"linalg_vector_norm\" not implemented for '", self.scalar_type(),
+                              "' on foo");
+  const at::Tensor input = self.scalar_type() == out.scalar_type() ? self : self.to(out.scalar_type());
+  check_kernel_dtype("linalg_vector_norm", input.scalar_type());
+  // An empty `dim` reduces every dim, as dim=None does.
+  const bool all = !dim.has_value() || dim->empty();
+  reduce_into(ReduceOp::Norm, input, at::native::make_dim_mask(all ? at::OptionalIntArrayRef() : dim, self.dim()), keepdim,
+              {&out}, 0.0, ord.toDouble());
 }
 
 }  // namespace foo::native

@@ -1,5 +1,5 @@
 // The reduction launcher: one set of kernels, generic over a reduction "ops" functor, shared by
-// sum, mean, amax/amin, max/min (values and indices), argmax/argmin, var and std.
+// sum, mean, amax/amin, max/min (values and indices), argmax/argmin, var and std, vector norms.
 //
 // The input is a dense [outer, size, inner] array reduced over `size` (reduce_plan.h); csrc/aten
 // gets it there without a copy whenever the tensor's memory allows. Kernels (plan_reduction picks):
@@ -177,6 +177,54 @@ struct VarOps {
     }
     out[i] = cast<In>(var);
     if (means != nullptr) means[i] = cast<In>(a.n == 0 ? std::numeric_limits<M>::quiet_NaN() : a.mean);
+  }
+};
+
+// linalg.vector_norm: accumulated in opmath (float for 16-bit floats), as the CPU does. The
+// common orders get their own fold (no pow per element); NaN propagates through each of them
+// (a sum of NaN, and the comparisons of the inf-norms keep a NaN accumulator).
+template <typename In>
+struct NormOps {
+  using in_t = In;
+  using acc_t = opmath_t<In>;
+  enum Kind : int8_t { Zero, One, Two, Inf, NegInf, P };
+  In* out;
+  acc_t p;
+  Kind kind;
+  static FOO_HD Kind kind_of(double ord) {
+    if (ord == 0) return Zero;
+    if (ord == 1) return One;
+    if (ord == 2) return Two;
+    if (ord == std::numeric_limits<double>::infinity()) return Inf;
+    if (ord == -std::numeric_limits<double>::infinity()) return NegInf;
+    return P;
+  }
+  FOO_HD acc_t identity() const {
+    if (kind == NegInf) return std::numeric_limits<acc_t>::infinity();
+    return acc_t(0);
+  }
+  FOO_HD acc_t combine(acc_t a, acc_t b) const {
+    if (kind == Inf || kind == NegInf) {
+      if (is_nan(a)) return a;
+      if (is_nan(b)) return b;
+      return (kind == Inf ? a > b : a < b) ? a : b;
+    }
+    return a + b;
+  }
+  FOO_HD acc_t reduce(acc_t a, In v, int64_t) const {
+    const acc_t x = math::fabs(cast<acc_t>(v));
+    switch (kind) {
+      case Zero: return a + (x != acc_t(0) ? acc_t(1) : acc_t(0));
+      case One: return a + x;
+      case Two: return a + x * x;
+      case Inf: case NegInf: return combine(a, x);
+      default: return a + math::pow(x, p);
+    }
+  }
+  FOO_HD void write(int64_t i, acc_t a) const {
+    if (kind == Two) a = math::sqrt(a);
+    else if (kind == P) a = math::pow(a, acc_t(1) / p);
+    out[i] = cast<In>(a);
   }
 };
 
@@ -433,6 +481,14 @@ void reduce(Stream stream, const ReduceArgs& a) {
         using T = typename decltype(tag)::type;
         run(a.op == ReduceOp::Var ? "var" : "std",
             VarOps<T>{static_cast<T*>(a.out), static_cast<T*>(a.means), a.correction, a.op == ReduceOp::Std}, a, stream);
+      });
+    case ReduceOp::Norm:
+      if (a.out_dtype != a.in_dtype) bad_dtypes("linalg_vector_norm", a);
+      return dispatch<kFloatingTypes>(a.in_dtype, "linalg_vector_norm", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        using Ops = NormOps<T>;
+        run("linalg_vector_norm", Ops{static_cast<T*>(a.out), static_cast<typename Ops::acc_t>(a.ord), Ops::kind_of(a.ord)},
+            a, stream);
       });
   }
   throw std::invalid_argument("reduce: unknown op");

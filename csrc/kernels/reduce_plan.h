@@ -19,6 +19,7 @@ enum class ReduceOp : int8_t {
   Std,     // sqrt(var); optionally the mean too
   All,     // every element nonzero (NaN is nonzero); out_dtype Bool, or UInt8 for uint8 input
   Any,     // some element nonzero
+  Norm,    // vector p-norm of `ord`: sum |x|^ord ^ (1/ord); 0: count of nonzeros; +-inf: max/min |x|
 };
 
 // The input is a dense [outer, size, inner] array (element (o, k, i) at (o * size + k) * inner + i)
@@ -33,6 +34,7 @@ struct ReduceArgs {
   void* means;       // Var/Std: may receive the mean too (var_mean, std_mean), of out_dtype; else null
   int64_t outer, size, inner;
   double correction;  // Var/Std
+  double ord;         // Norm
   void* workspace;    // reduce_workspace_bytes(...) bytes, or null when that is 0
 };
 
