@@ -20,6 +20,11 @@
 #include "native/tril_out.h"
 #include "native/any_all_out.h"
 #include "native/any_dims_out.h"
+#include "native/binary_cross_entropy_out.h"
+#include "native/log_sigmoid_forward_out.h"
+#include "native/foreach_add_scalar_.h"
+#include "native/foreach_mul_tensor_.h"
+#include "native/foreach_neg.h"
 #include "FooStructured.h"
 
 // torchgen's code as generated for CPU/CUDA: an in-place set_output ignores the strides it gets.
@@ -839,6 +844,68 @@ at::Tensor wrapper_any_dims(const at::Tensor & self, at::OptionalIntArrayRef dim
   return at::wrapper_PrivateUse1_any_dims(self, dim, keepdim);
 }
 
+at::Tensor & wrapper_binary_cross_entropy_out(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::binary_cross_entropy.out", "self", self, common_device_, false);
+  check_device("aten::binary_cross_entropy.out", "target", target, common_device_, false);
+  check_device("aten::binary_cross_entropy.out", "weight", weight, common_device_, false);
+  check_device("aten::binary_cross_entropy.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::binary_cross_entropy_out(self, target, weight, reduction, out);
+}
+
+at::Tensor wrapper_binary_cross_entropy(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::binary_cross_entropy", "self", self, common_device_, false);
+  check_device("aten::binary_cross_entropy", "target", target, common_device_, false);
+  check_device("aten::binary_cross_entropy", "weight", weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::binary_cross_entropy_out(self, target, weight, reduction, out);
+  return out;
+}
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_log_sigmoid_forward_output(const at::Tensor & self, at::Tensor & output, at::Tensor & buffer) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::log_sigmoid_forward.output", "self", self, common_device_, false);
+  check_device("aten::log_sigmoid_forward.output", "output", output, common_device_, false);
+  check_device("aten::log_sigmoid_forward.output", "buffer", buffer, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::log_sigmoid_forward_out(self, output, buffer);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_log_sigmoid_forward(const at::Tensor & self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::log_sigmoid_forward", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor output;  // undefined: the out kernel allocates it
+  at::Tensor buffer;  // undefined: the out kernel allocates it
+  foo::native::log_sigmoid_forward_out(self, output, buffer);
+  return ::std::tuple<at::Tensor,at::Tensor>(output, buffer);
+}
+
+void wrapper__foreach_add__Scalar(at::TensorList self, const at::Scalar & scalar) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_add_.Scalar", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_add_scalar_(self, scalar);
+}
+
+void wrapper__foreach_mul__Tensor(at::TensorList self, const at::Tensor & other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_mul_.Tensor", "self", self, common_device_, false);
+  check_device("aten::_foreach_mul_.Tensor", "other", other, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_mul_tensor_(self, other);
+}
+
+::std::vector<at::Tensor> wrapper__foreach_neg(at::TensorList self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_neg", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_neg(self);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -866,4 +933,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("any", TORCH_FN(wrapper_any));
   m.impl("any.dims_out", TORCH_FN(wrapper_any_dims_out));
   m.impl("any.dims", TORCH_FN(wrapper_any_dims));
+  m.impl("binary_cross_entropy.out", TORCH_FN(wrapper_binary_cross_entropy_out));
+  m.impl("binary_cross_entropy", TORCH_FN(wrapper_binary_cross_entropy));
+  m.impl("log_sigmoid_forward.output", TORCH_FN(wrapper_log_sigmoid_forward_output));
+  m.impl("log_sigmoid_forward", TORCH_FN(wrapper_log_sigmoid_forward));
+  m.impl("_foreach_add_.Scalar", TORCH_FN(wrapper__foreach_add__Scalar));
+  m.impl("_foreach_mul_.Tensor", TORCH_FN(wrapper__foreach_mul__Tensor));
+  m.impl("_foreach_neg", TORCH_FN(wrapper__foreach_neg));
 }

@@ -30,6 +30,11 @@
 #include "native/cat_out.h"
 #include "native/triu_indices.h"
 #include "native/unfold_backward.h"
+#include "native/smooth_l1_loss_out.h"
+#include "native/smooth_l1_loss_backward_out.h"
+#include "native/foreach_add_list.h"
+#include "native/foreach_mul_scalar_.h"
+#include "native/fused_adam_.h"
 #include "native/thnn_fused_lstm_cell_backward_impl.h"
 #include "native/thnn_fused_gru_cell.h"
 #include "FooStructured.h"
@@ -1017,6 +1022,98 @@ op.impl(tensors, precompute.dim, precompute.valid, precompute.all_contiguous, pr
 return std::move(op.outputs_[0]);
 }
 
+struct structured_smooth_l1_loss_out_out final : public ::foo::native::structured_smooth_l1_loss_out {
+    structured_smooth_l1_loss_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+        ::foo::native::structured_smooth_l1_loss_out::set_output_raw_strided(output_idx, sizes, strides, options);
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+        ::foo::native::structured_smooth_l1_loss_out::set_output_raw_strided(output_idx, sizes, strides, options);
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_smooth_l1_loss_out_out(const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, at::Tensor & out) {
+structured_smooth_l1_loss_out_out op(out);
+op.meta(self, target, reduction, beta);
+op.impl(self, target, reduction, beta, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_smooth_l1_loss_out_functional final : public ::foo::native::structured_smooth_l1_loss_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+        ::foo::native::structured_smooth_l1_loss_out::set_output_raw_strided(output_idx, sizes, strides, options);
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+        ::foo::native::structured_smooth_l1_loss_out::set_output_raw_strided(output_idx, sizes, strides, options);
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_smooth_l1_loss(const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta) {
+structured_smooth_l1_loss_out_functional op;
+op.meta(self, target, reduction, beta);
+op.impl(self, target, reduction, beta, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
 }  // namespace
 }  // namespace at
 C10_DIAGNOSTIC_POP()
@@ -1322,6 +1419,73 @@ at::Tensor wrapper_unfold_backward(const at::Tensor & grad_in, c10::SymIntArrayR
   return foo::native::unfold_backward(grad_in, C10_AS_INTARRAYREF_SLOW(input_sizes), dim, size, step);
 }
 
+at::Tensor & wrapper_smooth_l1_loss_out(const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::smooth_l1_loss.out", "self", self, common_device_, false);
+  check_device("aten::smooth_l1_loss.out", "target", target, common_device_, false);
+  check_device("aten::smooth_l1_loss.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_smooth_l1_loss_out_out(self, target, reduction, beta, out);
+}
+
+at::Tensor wrapper_smooth_l1_loss(const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::smooth_l1_loss", "self", self, common_device_, false);
+  check_device("aten::smooth_l1_loss", "target", target, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_smooth_l1_loss(self, target, reduction, beta);
+}
+
+at::Tensor & wrapper_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::smooth_l1_loss_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::smooth_l1_loss_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::smooth_l1_loss_backward.grad_input", "target", target, common_device_, false);
+  check_device("aten::smooth_l1_loss_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::smooth_l1_loss_backward_out(grad_output, self, target, reduction, beta, grad_input);
+}
+
+at::Tensor wrapper_smooth_l1_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::smooth_l1_loss_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::smooth_l1_loss_backward", "self", self, common_device_, false);
+  check_device("aten::smooth_l1_loss_backward", "target", target, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::smooth_l1_loss_backward_out(grad_output, self, target, reduction, beta, grad_input);
+  return grad_input;
+}
+
+::std::vector<at::Tensor> wrapper__foreach_add_List(at::TensorList self, at::TensorList other, const at::Scalar & alpha) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_add.List", "self", self, common_device_, false);
+  check_device("aten::_foreach_add.List", "other", other, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_add_list(self, other, alpha);
+}
+
+void wrapper__foreach_mul__Scalar(at::TensorList self, const at::Scalar & scalar) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_mul_.Scalar", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_mul_scalar_(self, scalar);
+}
+
+void wrapper__fused_adam_(at::TensorList self, at::TensorList grads, at::TensorList exp_avgs, at::TensorList exp_avg_sqs, at::TensorList max_exp_avg_sqs, at::TensorList state_steps, double lr, double beta1, double beta2, double weight_decay, double eps, bool amsgrad, bool maximize, const ::std::optional<at::Tensor> & grad_scale, const ::std::optional<at::Tensor> & found_inf) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_fused_adam_", "self", self, common_device_, false);
+  check_device("aten::_fused_adam_", "grads", grads, common_device_, false);
+  check_device("aten::_fused_adam_", "exp_avgs", exp_avgs, common_device_, false);
+  check_device("aten::_fused_adam_", "exp_avg_sqs", exp_avg_sqs, common_device_, false);
+  check_device("aten::_fused_adam_", "max_exp_avg_sqs", max_exp_avg_sqs, common_device_, false);
+  check_device("aten::_fused_adam_", "state_steps", state_steps, common_device_, false);
+  check_device("aten::_fused_adam_", "grad_scale", grad_scale, common_device_, false);
+  check_device("aten::_fused_adam_", "found_inf", found_inf, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::fused_adam_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);
+}
+
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper__thnn_fused_lstm_cell_backward_impl(const ::std::optional<at::Tensor> & grad_hy, const ::std::optional<at::Tensor> & grad_cy, const at::Tensor & cx, const at::Tensor & cy, const at::Tensor & workspace, bool has_bias) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_thnn_fused_lstm_cell_backward_impl", "grad_hy", grad_hy, common_device_, false);
@@ -1384,6 +1548,13 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("cat", TORCH_FN(wrapper_cat));
   m.impl("triu_indices", TORCH_FN(wrapper_triu_indices));
   m.impl("unfold_backward", TORCH_FN(wrapper_unfold_backward));
+  m.impl("smooth_l1_loss.out", TORCH_FN(wrapper_smooth_l1_loss_out));
+  m.impl("smooth_l1_loss", TORCH_FN(wrapper_smooth_l1_loss));
+  m.impl("smooth_l1_loss_backward.grad_input", TORCH_FN(wrapper_smooth_l1_loss_backward_grad_input));
+  m.impl("smooth_l1_loss_backward", TORCH_FN(wrapper_smooth_l1_loss_backward));
+  m.impl("_foreach_add.List", TORCH_FN(wrapper__foreach_add_List));
+  m.impl("_foreach_mul_.Scalar", TORCH_FN(wrapper__foreach_mul__Scalar));
+  m.impl("_fused_adam_", TORCH_FN(wrapper__fused_adam_));
   m.impl("_thnn_fused_lstm_cell_backward_impl", TORCH_FN(wrapper__thnn_fused_lstm_cell_backward_impl));
   m.impl("_thnn_fused_gru_cell", TORCH_FN(wrapper__thnn_fused_gru_cell));
 }

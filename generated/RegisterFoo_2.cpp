@@ -22,6 +22,9 @@
 #include "native/scatter_reduce_two_out.h"
 #include "native/nonzero_out.h"
 #include "native/cumsum_out.h"
+#include "native/foreach_lerp_scalar_.h"
+#include "native/foreach_addcmul_scalar_.h"
+#include "native/fused_adamw_.h"
 #include "native/thnn_fused_gru_cell_backward.h"
 #include "FooStructured.h"
 
@@ -1052,6 +1055,37 @@ at::Tensor & wrapper_cumsum_(at::Tensor & self, int64_t dim, ::std::optional<at:
   return at::wrapper_PrivateUse1_cumsum_(self, dim, dtype);
 }
 
+void wrapper__foreach_lerp__Scalar(at::TensorList self, at::TensorList tensors1, const at::Scalar & weight) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_lerp_.Scalar", "self", self, common_device_, false);
+  check_device("aten::_foreach_lerp_.Scalar", "tensors1", tensors1, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_lerp_scalar_(self, tensors1, weight);
+}
+
+void wrapper__foreach_addcmul__Scalar(at::TensorList self, at::TensorList tensor1, at::TensorList tensor2, const at::Scalar & value) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_addcmul_.Scalar", "self", self, common_device_, false);
+  check_device("aten::_foreach_addcmul_.Scalar", "tensor1", tensor1, common_device_, false);
+  check_device("aten::_foreach_addcmul_.Scalar", "tensor2", tensor2, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_addcmul_scalar_(self, tensor1, tensor2, value);
+}
+
+void wrapper__fused_adamw_(at::TensorList self, at::TensorList grads, at::TensorList exp_avgs, at::TensorList exp_avg_sqs, at::TensorList max_exp_avg_sqs, at::TensorList state_steps, double lr, double beta1, double beta2, double weight_decay, double eps, bool amsgrad, bool maximize, const ::std::optional<at::Tensor> & grad_scale, const ::std::optional<at::Tensor> & found_inf) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_fused_adamw_", "self", self, common_device_, false);
+  check_device("aten::_fused_adamw_", "grads", grads, common_device_, false);
+  check_device("aten::_fused_adamw_", "exp_avgs", exp_avgs, common_device_, false);
+  check_device("aten::_fused_adamw_", "exp_avg_sqs", exp_avg_sqs, common_device_, false);
+  check_device("aten::_fused_adamw_", "max_exp_avg_sqs", max_exp_avg_sqs, common_device_, false);
+  check_device("aten::_fused_adamw_", "state_steps", state_steps, common_device_, false);
+  check_device("aten::_fused_adamw_", "grad_scale", grad_scale, common_device_, false);
+  check_device("aten::_fused_adamw_", "found_inf", found_inf, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::fused_adamw_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);
+}
+
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor,at::Tensor> wrapper__thnn_fused_gru_cell_backward(const at::Tensor & grad_hy, const at::Tensor & workspace, bool has_bias) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_thnn_fused_gru_cell_backward", "grad_hy", grad_hy, common_device_, false);
@@ -1092,5 +1126,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("cumsum.out", TORCH_FN(wrapper_cumsum_out));
   m.impl("cumsum", TORCH_FN(wrapper_cumsum));
   m.impl("cumsum_", TORCH_FN(wrapper_cumsum_));
+  m.impl("_foreach_lerp_.Scalar", TORCH_FN(wrapper__foreach_lerp__Scalar));
+  m.impl("_foreach_addcmul_.Scalar", TORCH_FN(wrapper__foreach_addcmul__Scalar));
+  m.impl("_fused_adamw_", TORCH_FN(wrapper__fused_adamw_));
   m.impl("_thnn_fused_gru_cell_backward", TORCH_FN(wrapper__thnn_fused_gru_cell_backward));
 }

@@ -17,6 +17,9 @@
 #include "native/tril_indices.h"
 #include "native/sort_stable_out.h"
 #include "native/all_all_out.h"
+#include "native/foreach_mul_list_.h"
+#include "native/foreach_sqrt.h"
+#include "native/foreach_norm.h"
 #include "native/fused_sdp_choice.h"
 #include "native/scaled_dot_product_fused_attention_overrideable_backward.h"
 #include "FooStructured.h"
@@ -1133,6 +1136,28 @@ at::Tensor wrapper_all(const at::Tensor & self) {
   return at::wrapper_PrivateUse1_all(self);
 }
 
+void wrapper__foreach_mul__List(at::TensorList self, at::TensorList other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_mul_.List", "self", self, common_device_, false);
+  check_device("aten::_foreach_mul_.List", "other", other, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_mul_list_(self, other);
+}
+
+::std::vector<at::Tensor> wrapper__foreach_sqrt(at::TensorList self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_sqrt", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_sqrt(self);
+}
+
+::std::vector<at::Tensor> wrapper__foreach_norm_Scalar(at::TensorList self, const at::Scalar & ord, ::std::optional<at::ScalarType> dtype) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_norm.Scalar", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_norm(self, ord, dtype);
+}
+
 int64_t wrapper__fused_sdp_choice(const at::Tensor & query, const at::Tensor & key, const at::Tensor & value, const ::std::optional<at::Tensor> & attn_mask, double dropout_p, bool is_causal, ::std::optional<double> scale, bool enable_gqa) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_fused_sdp_choice", "query", query, common_device_, false);
@@ -1187,6 +1212,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("sort.stable", TORCH_FN(wrapper_sort_stable));
   m.impl("all.all_out", TORCH_FN(wrapper_all_all_out));
   m.impl("all", TORCH_FN(wrapper_all));
+  m.impl("_foreach_mul_.List", TORCH_FN(wrapper__foreach_mul__List));
+  m.impl("_foreach_sqrt", TORCH_FN(wrapper__foreach_sqrt));
+  m.impl("_foreach_norm.Scalar", TORCH_FN(wrapper__foreach_norm_Scalar));
   m.impl("_fused_sdp_choice", TORCH_FN(wrapper__fused_sdp_choice));
   m.impl("_scaled_dot_product_fused_attention_overrideable_backward", TORCH_FN(wrapper__scaled_dot_product_fused_attention_overrideable_backward));
 }

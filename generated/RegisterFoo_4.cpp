@@ -26,6 +26,8 @@
 #include "native/scatter_value_out.h"
 #include "native/masked_select_out.h"
 #include "native/any_dim_out.h"
+#include "native/foreach_mul_scalar.h"
+#include "native/foreach_div_list_.h"
 #include "FooStructured.h"
 
 // torchgen's code as generated for CPU/CUDA: an in-place set_output ignores the strides it gets.
@@ -1185,6 +1187,21 @@ at::Tensor wrapper_any_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
   return at::wrapper_PrivateUse1_any_dim(self, dim, keepdim);
 }
 
+::std::vector<at::Tensor> wrapper__foreach_mul_Scalar(at::TensorList self, const at::Scalar & scalar) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_mul.Scalar", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_mul_scalar(self, scalar);
+}
+
+void wrapper__foreach_div__List(at::TensorList self, at::TensorList other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_div_.List", "self", self, common_device_, false);
+  check_device("aten::_foreach_div_.List", "other", other, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_div_list_(self, other);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -1223,4 +1240,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("masked_select", TORCH_FN(wrapper_masked_select));
   m.impl("any.out", TORCH_FN(wrapper_any_out));
   m.impl("any.dim", TORCH_FN(wrapper_any_dim));
+  m.impl("_foreach_mul.Scalar", TORCH_FN(wrapper__foreach_mul_Scalar));
+  m.impl("_foreach_div_.List", TORCH_FN(wrapper__foreach_div__List));
 }

@@ -25,6 +25,12 @@
 #include "native/cumprod_out.h"
 #include "native/topk_out.h"
 #include "native/all_dims_out.h"
+#include "native/mse_loss_backward_out.h"
+#include "native/foreach_add_scalar.h"
+#include "native/foreach_add_list_.h"
+#include "native/foreach_sub_list_.h"
+#include "native/foreach_div_scalar_.h"
+#include "native/foreach_zero_.h"
 #include "native/thnn_fused_lstm_cell.h"
 #include "FooStructured.h"
 
@@ -1288,6 +1294,64 @@ at::Tensor wrapper_all_dims(const at::Tensor & self, at::OptionalIntArrayRef dim
   return at::wrapper_PrivateUse1_all_dims(self, dim, keepdim);
 }
 
+at::Tensor & wrapper_mse_loss_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::mse_loss_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::mse_loss_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::mse_loss_backward.grad_input", "target", target, common_device_, false);
+  check_device("aten::mse_loss_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::mse_loss_backward_out(grad_output, self, target, reduction, grad_input);
+}
+
+at::Tensor wrapper_mse_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::mse_loss_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::mse_loss_backward", "self", self, common_device_, false);
+  check_device("aten::mse_loss_backward", "target", target, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::mse_loss_backward_out(grad_output, self, target, reduction, grad_input);
+  return grad_input;
+}
+
+::std::vector<at::Tensor> wrapper__foreach_add_Scalar(at::TensorList self, const at::Scalar & scalar) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_add.Scalar", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_add_scalar(self, scalar);
+}
+
+void wrapper__foreach_add__List(at::TensorList self, at::TensorList other, const at::Scalar & alpha) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_add_.List", "self", self, common_device_, false);
+  check_device("aten::_foreach_add_.List", "other", other, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_add_list_(self, other, alpha);
+}
+
+void wrapper__foreach_sub__List(at::TensorList self, at::TensorList other, const at::Scalar & alpha) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_sub_.List", "self", self, common_device_, false);
+  check_device("aten::_foreach_sub_.List", "other", other, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_sub_list_(self, other, alpha);
+}
+
+void wrapper__foreach_div__Scalar(at::TensorList self, const at::Scalar & scalar) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_div_.Scalar", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_div_scalar_(self, scalar);
+}
+
+void wrapper__foreach_zero_(at::TensorList self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_zero_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_zero_(self);
+}
+
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper__thnn_fused_lstm_cell(const at::Tensor & input_gates, const at::Tensor & hidden_gates, const at::Tensor & cx, const ::std::optional<at::Tensor> & input_bias, const ::std::optional<at::Tensor> & hidden_bias) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_thnn_fused_lstm_cell", "input_gates", input_gates, common_device_, false);
@@ -1336,5 +1400,12 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("topk", TORCH_FN(wrapper_topk));
   m.impl("all.dims_out", TORCH_FN(wrapper_all_dims_out));
   m.impl("all.dims", TORCH_FN(wrapper_all_dims));
+  m.impl("mse_loss_backward.grad_input", TORCH_FN(wrapper_mse_loss_backward_grad_input));
+  m.impl("mse_loss_backward", TORCH_FN(wrapper_mse_loss_backward));
+  m.impl("_foreach_add.Scalar", TORCH_FN(wrapper__foreach_add_Scalar));
+  m.impl("_foreach_add_.List", TORCH_FN(wrapper__foreach_add__List));
+  m.impl("_foreach_sub_.List", TORCH_FN(wrapper__foreach_sub__List));
+  m.impl("_foreach_div_.Scalar", TORCH_FN(wrapper__foreach_div__Scalar));
+  m.impl("_foreach_zero_", TORCH_FN(wrapper__foreach_zero_));
   m.impl("_thnn_fused_lstm_cell", TORCH_FN(wrapper__thnn_fused_lstm_cell));
 }

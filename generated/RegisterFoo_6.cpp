@@ -21,6 +21,13 @@
 #include "native/embedding.h"
 #include "native/masked_scatter_.h"
 #include "native/roll.h"
+#include "native/huber_loss_backward_out.h"
+#include "native/binary_cross_entropy_backward_out.h"
+#include "native/native_dropout_backward.h"
+#include "native/foreach_sub_scalar_.h"
+#include "native/foreach_sqrt_.h"
+#include "native/foreach_addcdiv_scalar_.h"
+#include "native/foreach_addcdiv_scalarlist_.h"
 #include "FooStructured.h"
 
 // torchgen's code as generated for CPU/CUDA: an in-place set_output ignores the strides it gets.
@@ -391,6 +398,90 @@ at::Tensor wrapper_roll(const at::Tensor & self, c10::SymIntArrayRef shifts, at:
   return foo::native::roll(self, C10_AS_INTARRAYREF_SLOW(shifts), dims);
 }
 
+at::Tensor & wrapper_huber_loss_backward_out(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::huber_loss_backward.out", "grad_output", grad_output, common_device_, false);
+  check_device("aten::huber_loss_backward.out", "self", self, common_device_, false);
+  check_device("aten::huber_loss_backward.out", "target", target, common_device_, false);
+  check_device("aten::huber_loss_backward.out", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::huber_loss_backward_out(grad_output, self, target, reduction, delta, grad_input);
+}
+
+at::Tensor wrapper_huber_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::huber_loss_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::huber_loss_backward", "self", self, common_device_, false);
+  check_device("aten::huber_loss_backward", "target", target, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::huber_loss_backward_out(grad_output, self, target, reduction, delta, grad_input);
+  return grad_input;
+}
+
+at::Tensor & wrapper_binary_cross_entropy_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::binary_cross_entropy_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::binary_cross_entropy_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::binary_cross_entropy_backward.grad_input", "target", target, common_device_, false);
+  check_device("aten::binary_cross_entropy_backward.grad_input", "weight", weight, common_device_, false);
+  check_device("aten::binary_cross_entropy_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::binary_cross_entropy_backward_out(grad_output, self, target, weight, reduction, grad_input);
+}
+
+at::Tensor wrapper_binary_cross_entropy_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::binary_cross_entropy_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::binary_cross_entropy_backward", "self", self, common_device_, false);
+  check_device("aten::binary_cross_entropy_backward", "target", target, common_device_, false);
+  check_device("aten::binary_cross_entropy_backward", "weight", weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::binary_cross_entropy_backward_out(grad_output, self, target, weight, reduction, grad_input);
+  return grad_input;
+}
+
+at::Tensor wrapper_native_dropout_backward(const at::Tensor & grad_output, const at::Tensor & mask, double scale) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::native_dropout_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::native_dropout_backward", "mask", mask, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::native_dropout_backward(grad_output, mask, scale);
+}
+
+void wrapper__foreach_sub__Scalar(at::TensorList self, const at::Scalar & scalar) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_sub_.Scalar", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_sub_scalar_(self, scalar);
+}
+
+void wrapper__foreach_sqrt_(at::TensorList self) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_sqrt_", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_sqrt_(self);
+}
+
+void wrapper__foreach_addcdiv__Scalar(at::TensorList self, at::TensorList tensor1, at::TensorList tensor2, const at::Scalar & value) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_addcdiv_.Scalar", "self", self, common_device_, false);
+  check_device("aten::_foreach_addcdiv_.Scalar", "tensor1", tensor1, common_device_, false);
+  check_device("aten::_foreach_addcdiv_.Scalar", "tensor2", tensor2, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_addcdiv_scalar_(self, tensor1, tensor2, value);
+}
+
+void wrapper__foreach_addcdiv__ScalarList(at::TensorList self, at::TensorList tensor1, at::TensorList tensor2, at::ArrayRef<at::Scalar> scalars) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_addcdiv_.ScalarList", "self", self, common_device_, false);
+  check_device("aten::_foreach_addcdiv_.ScalarList", "tensor1", tensor1, common_device_, false);
+  check_device("aten::_foreach_addcdiv_.ScalarList", "tensor2", tensor2, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_addcdiv_scalarlist_(self, tensor1, tensor2, scalars);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -414,4 +505,13 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("embedding", TORCH_FN(wrapper_embedding));
   m.impl("masked_scatter_", TORCH_FN(wrapper_masked_scatter_));
   m.impl("roll", TORCH_FN(wrapper_roll));
+  m.impl("huber_loss_backward.out", TORCH_FN(wrapper_huber_loss_backward_out));
+  m.impl("huber_loss_backward", TORCH_FN(wrapper_huber_loss_backward));
+  m.impl("binary_cross_entropy_backward.grad_input", TORCH_FN(wrapper_binary_cross_entropy_backward_grad_input));
+  m.impl("binary_cross_entropy_backward", TORCH_FN(wrapper_binary_cross_entropy_backward));
+  m.impl("native_dropout_backward", TORCH_FN(wrapper_native_dropout_backward));
+  m.impl("_foreach_sub_.Scalar", TORCH_FN(wrapper__foreach_sub__Scalar));
+  m.impl("_foreach_sqrt_", TORCH_FN(wrapper__foreach_sqrt_));
+  m.impl("_foreach_addcdiv_.Scalar", TORCH_FN(wrapper__foreach_addcdiv__Scalar));
+  m.impl("_foreach_addcdiv_.ScalarList", TORCH_FN(wrapper__foreach_addcdiv__ScalarList));
 }

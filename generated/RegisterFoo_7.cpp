@@ -26,6 +26,10 @@
 #include "native/index_select_out.h"
 #include "native/scatter_value_reduce_out.h"
 #include "native/all_dim_out.h"
+#include "native/mse_loss_out.h"
+#include "native/huber_loss_out.h"
+#include "native/foreach_div_scalarlist_.h"
+#include "native/foreach_maximum_list_.h"
 #include "native/scaled_dot_product_fused_attention_overrideable.h"
 #include "FooStructured.h"
 
@@ -641,6 +645,98 @@ op.impl(self, dim, keepdim, op.outputs_[0]);
 return std::move(op.outputs_[0]);
 }
 
+struct structured_mse_loss_out_out final : public ::foo::native::structured_mse_loss_out {
+    structured_mse_loss_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+        ::foo::native::structured_mse_loss_out::set_output_raw_strided(output_idx, sizes, strides, options);
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+        ::foo::native::structured_mse_loss_out::set_output_raw_strided(output_idx, sizes, strides, options);
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_mse_loss_out_out(const at::Tensor & self, const at::Tensor & target, int64_t reduction, at::Tensor & out) {
+structured_mse_loss_out_out op(out);
+op.meta(self, target, reduction);
+op.impl(self, target, reduction, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_mse_loss_out_functional final : public ::foo::native::structured_mse_loss_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+        ::foo::native::structured_mse_loss_out::set_output_raw_strided(output_idx, sizes, strides, options);
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+        ::foo::native::structured_mse_loss_out::set_output_raw_strided(output_idx, sizes, strides, options);
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_mse_loss(const at::Tensor & self, const at::Tensor & target, int64_t reduction) {
+structured_mse_loss_out_functional op;
+op.meta(self, target, reduction);
+op.impl(self, target, reduction, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
 }  // namespace
 }  // namespace at
 C10_DIAGNOSTIC_POP()
@@ -953,6 +1049,57 @@ at::Tensor wrapper_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
   return at::wrapper_PrivateUse1_all_dim(self, dim, keepdim);
 }
 
+at::Tensor & wrapper_mse_loss_out(const at::Tensor & self, const at::Tensor & target, int64_t reduction, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::mse_loss.out", "self", self, common_device_, false);
+  check_device("aten::mse_loss.out", "target", target, common_device_, false);
+  check_device("aten::mse_loss.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_mse_loss_out_out(self, target, reduction, out);
+}
+
+at::Tensor wrapper_mse_loss(const at::Tensor & self, const at::Tensor & target, int64_t reduction) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::mse_loss", "self", self, common_device_, false);
+  check_device("aten::mse_loss", "target", target, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_mse_loss(self, target, reduction);
+}
+
+at::Tensor & wrapper_huber_loss_out(const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::huber_loss.out", "self", self, common_device_, false);
+  check_device("aten::huber_loss.out", "target", target, common_device_, false);
+  check_device("aten::huber_loss.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::huber_loss_out(self, target, reduction, delta, out);
+}
+
+at::Tensor wrapper_huber_loss(const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::huber_loss", "self", self, common_device_, false);
+  check_device("aten::huber_loss", "target", target, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::huber_loss_out(self, target, reduction, delta, out);
+  return out;
+}
+
+void wrapper__foreach_div__ScalarList(at::TensorList self, at::ArrayRef<at::Scalar> scalars) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_div_.ScalarList", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_div_scalarlist_(self, scalars);
+}
+
+void wrapper__foreach_maximum__List(at::TensorList self, at::TensorList other) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_foreach_maximum_.List", "self", self, common_device_, false);
+  check_device("aten::_foreach_maximum_.List", "other", other, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::foreach_maximum_list_(self, other);
+}
+
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor,c10::SymInt,c10::SymInt,at::Tensor,at::Tensor,at::Tensor> wrapper__scaled_dot_product_fused_attention_overrideable(const at::Tensor & query, const at::Tensor & key, const at::Tensor & value, const ::std::optional<at::Tensor> & attn_bias, double dropout_p, bool is_causal, bool return_debug_mask, ::std::optional<double> scale) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_scaled_dot_product_fused_attention_overrideable", "query", query, common_device_, false);
@@ -998,5 +1145,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("scatter_.value_reduce", TORCH_FN(wrapper_scatter__value_reduce));
   m.impl("all.out", TORCH_FN(wrapper_all_out));
   m.impl("all.dim", TORCH_FN(wrapper_all_dim));
+  m.impl("mse_loss.out", TORCH_FN(wrapper_mse_loss_out));
+  m.impl("mse_loss", TORCH_FN(wrapper_mse_loss));
+  m.impl("huber_loss.out", TORCH_FN(wrapper_huber_loss_out));
+  m.impl("huber_loss", TORCH_FN(wrapper_huber_loss));
+  m.impl("_foreach_div_.ScalarList", TORCH_FN(wrapper__foreach_div__ScalarList));
+  m.impl("_foreach_maximum_.List", TORCH_FN(wrapper__foreach_maximum__List));
   m.impl("_scaled_dot_product_fused_attention_overrideable", TORCH_FN(wrapper__scaled_dot_product_fused_attention_overrideable));
 }

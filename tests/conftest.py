@@ -29,6 +29,10 @@ _NO_DEVICE_DIRS = (TESTS / "codegen",)
 _FALLBACK_CANDIDATES = ("sin", "cos", "hypot", "atan2", "erf", "expm1", "log1p", "lgamma", "digamma")
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: takes minutes on the 2-core CI machine (still runs in CI)")
+
+
 @pytest.fixture(autouse=True)
 def _isolate(request):
     """Each device test starts on foo:0 with the silent policy; policy tests set their own."""

@@ -163,6 +163,13 @@ __device__ __forceinline__ bool is_neginf(M x) {
   else return false;
 }
 
+// +inf and a quiet NaN in the compute type, for formulas (logit, logit_backward): INFINITY and NAN
+// are macros, which a formula cannot name.
+template <typename M>
+__device__ __forceinline__ M infinity() { return static_cast<M>(INFINITY); }
+template <typename M>
+__device__ __forceinline__ M quiet_nan() { return static_cast<M>(NAN); }
+
 // The largest finite value of the element type T, in the compute type M: what nan_to_num puts
 // for +inf by default (its negation, the lowest value, for -inf), as numeric_limits<T>::max().
 template <typename T, typename M>
