@@ -288,6 +288,43 @@ __device__ __forceinline__ typename Ops::acc_t thread_fold(const Ops& ops, const
   return ops.combine(ops.combine(a0, a1), ops.combine(a2, a3));
 }
 
+// Consecutive elements a Block-kernel thread folds before striding to its next run. On cuda 1
+// (thread_fold: lane j reads element k + j, loads coalesce); on sim, where a block's threads run
+// one after another, a thread striding by blockDim touches a new cache line per element, and
+// runs of 64 read whole lines in order.
+#if defined(__CUDACC__)
+constexpr int64_t kBlockRun = 1;
+#else
+constexpr int64_t kBlockRun = 64;
+#endif
+
+// Folds runs of kBlockRun consecutive elements: [k, k + kBlockRun), then kBlockRun * blockDim
+// further on, ... < end, each run into 4 interleaved accumulators. With runs of 1 it is
+// thread_fold with step blockDim.
+template <class Ops>
+__device__ __forceinline__ typename Ops::acc_t thread_fold_runs(const Ops& ops, const typename Ops::in_t* base,
+                                                                int64_t stride, int64_t k, int64_t end) {
+  if constexpr (kBlockRun == 1) {
+    return thread_fold(ops, base, stride, k, end, blockDim.x);
+  } else {
+    using acc_t = typename Ops::acc_t;
+    acc_t a0 = ops.identity(), a1 = a0, a2 = a0, a3 = a0;
+    const int64_t step = kBlockRun * blockDim.x;
+    for (; k < end; k += step) {
+      const int64_t run_end = end - k < kBlockRun ? end : k + kBlockRun;
+      int64_t j = k;
+      for (; j + 3 < run_end; j += 4) {
+        a0 = ops.reduce(a0, base[j * stride], j);
+        a1 = ops.reduce(a1, base[(j + 1) * stride], j + 1);
+        a2 = ops.reduce(a2, base[(j + 2) * stride], j + 2);
+        a3 = ops.reduce(a3, base[(j + 3) * stride], j + 3);
+      }
+      for (; j < run_end; ++j) a0 = ops.reduce(a0, base[j * stride], j);
+    }
+    return ops.combine(ops.combine(a0, a1), ops.combine(a2, a3));
+  }
+}
+
 // ops.combine as the combine function of block_reduce.h's warp_reduce / block_reduce.
 template <class Ops>
 struct CombineOf {
@@ -331,7 +368,7 @@ __global__ void reduce_block_kernel(Ops ops, const typename Ops::in_t* in, int64
   for (int64_t item = blockIdx.x; item < items; item += gridDim.x) {  // uniform over the block
     const int64_t o = item / splits, split = item - o * splits;
     const int64_t begin = split * chunk, end = begin + chunk < size ? begin + chunk : size;
-    auto acc = thread_fold(ops, output_base(in, o, size, inner), inner, begin + threadIdx.x, end, blockDim.x);
+    auto acc = thread_fold_runs(ops, output_base(in, o, size, inner), inner, begin + threadIdx.x * kBlockRun, end);
     acc = block_reduce(acc, CombineOf<Ops>{ops}, ops.identity(), smem);
     if (threadIdx.x == 0) {
       if (splits == 1) ops.write(o, acc);
@@ -371,6 +408,19 @@ __global__ void reduce_column_kernel(Ops ops, const typename Ops::in_t* in, int6
 // Host side
 // ---------------------------------------------------------------------------------------------
 
+#if defined(__CUDACC__)
+constexpr ReduceTuning kTuning{};
+constexpr int kBlockThreads = kReduceThreads;  // threads of a Block-kernel block
+#else
+// sim: each thread of a Block kernel pays ~12 fiber switches (10 shuffles, 2 barriers) however
+// few elements it folds. Fewer threads per block and longer chunks (512-1024 elements a thread,
+// still 4 interleaved sums of <= 256) make the folding, not the switching, the cost; 32 blocks
+// keep a few host threads busy. Two warps, not one, so block_reduce still combines across warps
+// (one warp measured ~15% faster).
+constexpr ReduceTuning kTuning{32, 65536};
+constexpr int kBlockThreads = 64;
+#endif
+
 template <class Ops>
 void run(const char* name, const Ops& ops, const ReduceArgs& a, Stream stream) {
   using in_t = typename Ops::in_t;
@@ -380,7 +430,7 @@ void run(const char* name, const Ops& ops, const ReduceArgs& a, Stream stream) {
   const int64_t outputs = a.outer * a.inner;
   if (outputs == 0) return;
   const auto* in = static_cast<const in_t*>(a.in);
-  const ReducePlan p = plan_reduction(a.outer, a.size, a.inner);
+  const ReducePlan p = plan_reduction(a.outer, a.size, a.inner, kTuning);
   auto* partials = static_cast<acc_t*>(a.workspace);
   if (p.splits > 1 && partials == nullptr) throw std::invalid_argument(std::string(name) + ": no workspace");
   const dim3 threads(kReduceThreads), column_threads(kColumnWidth, kColumnHeight);
@@ -391,8 +441,8 @@ void run(const char* name, const Ops& ops, const ReduceArgs& a, Stream stream) {
              a.inner);
       break;
     case ReduceKernel::Block:
-      launch(name, reduce_block_kernel<Ops>, capped_grid(p.blocks, kMaxGridBlocks), threads, 0, stream, ops, in, a.outer, a.size, a.inner,
-             p.splits, partials);
+      launch(name, reduce_block_kernel<Ops>, capped_grid(p.blocks, kMaxGridBlocks), dim3(kBlockThreads), 0, stream, ops, in,
+             a.outer, a.size, a.inner, p.splits, partials);
       break;
     case ReduceKernel::Column:
       launch(name, reduce_column_kernel<Ops>, capped_grid(p.blocks, kMaxGridBlocks), column_threads, 0, stream, ops, in, a.outer, a.size,

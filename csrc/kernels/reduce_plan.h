@@ -65,26 +65,35 @@ inline int64_t reduce_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 inline int64_t reduce_min(int64_t a, int64_t b) { return a < b ? a : b; }
 inline int64_t reduce_max(int64_t a, int64_t b) { return a > b ? a : b; }
 
+// How finely a plan splits. The defaults suit a GPU, which needs ~1024 blocks to fill. The sim
+// target runs blocks on a few host threads and pays a fiber switch per thread and collective, so
+// it asks for fewer, longer chunks (reduce.cu). The host sizes the workspace with the defaults:
+// a tuning may only lower target_blocks and raise block_chunk (never more splits).
+struct ReduceTuning {
+  int64_t target_blocks = kTargetBlocks;
+  int64_t block_chunk = kBlockChunk;
+};
+
 // Splitting bounds the elements one thread folds sequentially (for precision: a float sum of
 // 10^6 elements stays a tree of short sums) and gives few long reductions enough blocks.
-inline ReducePlan plan_reduction(int64_t outer, int64_t size, int64_t inner) {
+inline ReducePlan plan_reduction(int64_t outer, int64_t size, int64_t inner, ReduceTuning t = {}) {
   const int64_t outputs = outer * inner;
   ReducePlan p{ReduceKernel::Warp, 1, 1};
   if (outputs == 0) return p;
   if (inner >= kColumnMinInner) {
     const int64_t tiles = reduce_ceil_div(outputs, kColumnWidth);
     int64_t splits = reduce_ceil_div(size, kColumnChunk);
-    if (tiles < kTargetBlocks) {
-      splits = reduce_max(splits, reduce_min(reduce_ceil_div(kTargetBlocks, tiles), reduce_ceil_div(size, 256)));
+    if (tiles < t.target_blocks) {
+      splits = reduce_max(splits, reduce_min(reduce_ceil_div(t.target_blocks, tiles), reduce_ceil_div(size, 256)));
     }
     p = {ReduceKernel::Column, reduce_max(splits, 1), 0};
     p.blocks = reduce_min(tiles * p.splits, kMaxGridBlocks);
   } else if (size <= kWarpMaxSize) {
     p = {ReduceKernel::Warp, 1, reduce_min(reduce_ceil_div(outputs, kReduceThreads / 32), kMaxGridBlocks)};
   } else {
-    int64_t splits = reduce_ceil_div(size, kBlockChunk);
-    if (outputs < kTargetBlocks) {
-      splits = reduce_max(splits, reduce_min(reduce_ceil_div(kTargetBlocks, outputs), reduce_ceil_div(size, 2048)));
+    int64_t splits = reduce_ceil_div(size, t.block_chunk);
+    if (outputs < t.target_blocks) {
+      splits = reduce_max(splits, reduce_min(reduce_ceil_div(t.target_blocks, outputs), reduce_ceil_div(size, 2048)));
     }
     p = {ReduceKernel::Block, reduce_max(splits, 1), 0};
     p.blocks = reduce_min(outputs * p.splits, kMaxGridBlocks);

@@ -11,9 +11,10 @@
 namespace foo::sim {
 namespace {
 
-// Waking a helper costs microseconds; an independent thread costs nanoseconds. Give each helper
-// at least this many emulated threads so that small elementwise grids stay on one host thread.
-constexpr uint64_t kIndependentThreadsPerHelper = 16384;
+// Waking a helper costs microseconds; an independent thread costs nanoseconds (an elementwise
+// thread handles a run of 512 elements: ~0.2-2 us). Give each helper at least this many emulated
+// threads so that small elementwise grids stay on one host thread.
+constexpr uint64_t kIndependentThreadsPerHelper = 2048;
 
 std::atomic<StreamQueue> stream_queue{nullptr};
 
