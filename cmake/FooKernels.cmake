@@ -1,20 +1,12 @@
+include(TorchFooKernels)  # torch_foo_sim_wrappers, shared with extensions
+
 # foo_add_kernels(<target> <file.cu>...): sets <target>_TARGETS (object libraries to link); compiles
 # each kernel source twice from the same file — as C++ for the sim target (the host emulation of
 # CUDA's execution model in csrc/sim) and, when FOO_WITH_CUDA, by nvcc for the cuda target. The two
 # land in different namespaces (foo::kernels::sim / ::cuda; see csrc/kernels/kernel.h), so both
 # live in one library. Neither compile sees torch's include directories: kernels include no ATen.
 function(foo_add_kernels target)
-  set(_sim_sources)
-  foreach(_cu IN LISTS ARGN)
-    # Named after the path, so generated/pointwise/x.cu and csrc/kernels/x.cu cannot collide.
-    file(RELATIVE_PATH _name "${PROJECT_SOURCE_DIR}" "${_cu}")
-    string(MAKE_C_IDENTIFIER "${_name}" _name)
-    # A source file's language is per directory in CMake, so the sim build compiles a one-line
-    # wrapper that includes the .cu file instead of the .cu file itself.
-    set(_wrapper "${CMAKE_BINARY_DIR}/sim_kernels/${_name}.cpp")
-    file(CONFIGURE OUTPUT "${_wrapper}" CONTENT "#include \"${_cu}\"\n")
-    list(APPEND _sim_sources "${_wrapper}")
-  endforeach()
+  torch_foo_sim_wrappers(_sim_sources "${CMAKE_BINARY_DIR}/sim_kernels" ${ARGN})
   add_library(${target}_sim OBJECT ${_sim_sources})
   target_include_directories(${target}_sim PRIVATE "${PROJECT_SOURCE_DIR}/csrc")
   foo_target_warnings(${target}_sim)
