@@ -107,8 +107,8 @@ struct Pointwise {
   ForeachOp op;
   ForeachScalar from = ForeachScalar::Value;
   double scalar = 0, alpha = 1;
-  at::Tensor device_scalar;             // ForeachScalar::Device: a 0-d tensor of the opmath dtype
-  c10::ArrayRef<at::Scalar> per_tensor;  // ForeachScalar::PerTensor
+  at::Tensor device_scalar{};           // ForeachScalar::Device: a 0-d tensor of the opmath dtype
+  c10::ArrayRef<at::Scalar> per_tensor{};  // ForeachScalar::PerTensor
 };
 
 // out[i] = op(inputs[0][i], inputs[1][i], ...): `out` may be inputs[0] (in-place).
