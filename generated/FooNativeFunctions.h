@@ -76,6 +76,8 @@
 #include "native/var_mean_out.h"
 #include "native/std_mean_out.h"
 #include "native/linalg_vector_norm_out.h"
+#include "native/norm_out.h"
+#include "native/norm_dtype_out.h"
 #include "native/pow_scalar_out.h"
 #include "native/rsub_tensor.h"
 #include "native/where_self_out.h"

@@ -1,5 +1,5 @@
 // Reductions: sum, mean, amax/amin, max/min (over a dim, and over everything), argmax/argmin,
-// var/std, var_mean/std_mean, linalg.vector_norm. The structured ones (sum, mean, amax/amin, max/min.dim, argmax/argmin)
+// var/std, var_mean/std_mean, linalg.vector_norm and norm. The structured ones (sum, mean, amax/amin, max/min.dim, argmax/argmin)
 // get their checks and output shapes and dtypes from ATen's meta functions; the others check and
 // size them here as the CPU does. Then reduce_into() lays the input out as the dense [outer, size, inner] array the
 // launcher (kernels/reduce.cu) reduces over `size` — without a copy when the tensor's memory
@@ -33,6 +33,8 @@
 #include "native/mean_out.h"
 #include "native/min_dim_out.h"
 #include "native/min_unary_out.h"
+#include "native/norm_dtype_out.h"
+#include "native/norm_out.h"
 #include "native/std_mean_out.h"
 #include "native/std_out.h"
 #include "native/sum_out.h"
@@ -442,6 +444,19 @@ TORCH_IMPL_FUNC(linalg_vector_norm_out)(const at::Tensor& self, const at::Scalar
   const bool all = !dim.has_value() || dim->empty();
   reduce_into(ReduceOp::Norm, input, at::native::make_dim_mask(all ? at::OptionalIntArrayRef() : dim, self.dim()), keepdim,
               {&out}, 0.0, ord.toDouble());
+}
+
+// torch.norm with a dim: what the CPU does, linalg.vector_norm into the output ATen's meta shaped.
+TORCH_IMPL_FUNC(norm_out)(const at::Tensor& self, at::OptionalScalarRef p, at::IntArrayRef dim, bool keepdim,
+                          const at::Tensor& out) {
+  at::linalg_vector_norm_out(const_cast<at::Tensor&>(out), self, p.has_value() ? p.get() : at::Scalar(2.0), dim, keepdim,
+                             std::nullopt);
+}
+
+TORCH_IMPL_FUNC(norm_dtype_out)(const at::Tensor& self, at::OptionalScalarRef p, at::IntArrayRef dim, bool keepdim,
+                                at::ScalarType dtype, const at::Tensor& out) {
+  at::linalg_vector_norm_out(const_cast<at::Tensor&>(out), self, p.has_value() ? p.get() : at::Scalar(2.0), dim, keepdim,
+                             dtype);
 }
 
 }  // namespace foo::native

@@ -101,6 +101,39 @@ __device__ __forceinline__ M div_floor_int(M a, M b) {
   return q;
 }
 
+// remainder: Python's modulo, the result takes the divisor's sign (c10's remainder); x % 0 gives 0
+// (the CPU raises) and x % -1 gives 0 without the MIN % -1 fault.
+template <typename M>
+__device__ __forceinline__ M remainder_int(M a, M b) {
+  if (b == 0) return 0;
+  if constexpr (std::is_signed_v<M>) {
+    if (b == -1) return 0;
+    const M mod = static_cast<M>(a % b);
+    return mod != 0 && (b < 0) != (mod < 0) ? static_cast<M>(mod + b) : mod;
+  } else {
+    return static_cast<M>(a % b);
+  }
+}
+
+// fmod: C's remainder, the result takes the dividend's sign; the same guards as remainder_int.
+template <typename M>
+__device__ __forceinline__ M fmod_int(M a, M b) {
+  if (b == 0) return 0;
+  if constexpr (std::is_signed_v<M>) {
+    if (b == -1) return 0;
+  }
+  return static_cast<M>(a % b);
+}
+
+// remainder of floats as the CPU computes it: fmod, then the divisor added when the signs differ,
+// each step rounded to T as the CPU's arithmetic in T does (a no-op for float and double).
+template <typename T, typename M>
+__device__ __forceinline__ M remainder_float(M a, M b) {
+  const auto r = [](M v) { return static_cast<M>(cast<T>(v)); };
+  const M mod = r(fmod(a, b));
+  return mod != 0 && (b < 0) != (mod < 0) ? r(mod + b) : mod;
+}
+
 // Floor division as c10::div_floor_floating computes it, every step rounded to T as the CPU's
 // arithmetic in T does (a no-op for float and double).
 template <typename T, typename M>
