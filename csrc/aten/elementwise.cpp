@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 #include <ATen/Dispatch.h>
 #include <c10/core/DynamicCast.h>
+#include <c10/util/SmallVector.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -66,11 +67,11 @@ bool force_64bit_indexing() {
 }
 
 void run_elementwise(const at::TensorIteratorBase& iter, at::ScalarType output_dtype,
-                     c10::ArrayRef<at::ScalarType> input_dtypes, const ElementwiseLaunch& launch) {
+                     c10::ArrayRef<at::ScalarType> input_dtypes, ElementwiseLaunch launch) {
   TORCH_INTERNAL_ASSERT(iter.noutputs() == 1 && iter.ninputs() == static_cast<int>(input_dtypes.size()));
   if (iter.numel() == 0) return;
-  std::vector<at::ScalarType> dtypes{output_dtype};
-  dtypes.insert(dtypes.end(), input_dtypes.begin(), input_dtypes.end());
+  c10::SmallVector<at::ScalarType, foo::kernels::kMaxOperands> dtypes{output_dtype};  // on the stack
+  dtypes.append(input_dtypes.begin(), input_dtypes.end());
   const auto stream = foo::runtime::current_native_stream(iter.tensor(0).device().index());
   if (operands_match(iter, output_dtype, input_dtypes)) {
     launch(stream, geometry_of(iter, dtypes));
@@ -103,8 +104,8 @@ void run_elementwise(const at::TensorIteratorBase& iter, at::ScalarType output_d
   if (!result.is_same(out)) out.copy_(result);
 }
 
-void run_elementwise(const at::TensorIteratorBase& iter, const ElementwiseLaunch& launch) {
-  const std::vector<at::ScalarType> inputs(iter.ninputs(), iter.common_dtype());
+void run_elementwise(const at::TensorIteratorBase& iter, ElementwiseLaunch launch) {
+  const c10::SmallVector<at::ScalarType, foo::kernels::kMaxOperands> inputs(iter.ninputs(), iter.common_dtype());
   run_elementwise(iter, iter.common_dtype(), inputs, launch);
 }
 

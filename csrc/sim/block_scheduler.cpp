@@ -31,7 +31,7 @@ BlockScheduler& BlockScheduler::for_collective(const char* what) {
   BlockScheduler* s = t_active;
   if (!s) throw std::runtime_error(std::string(what) + " called outside a kernel");
   if (!s->launch_->cooperative) {
-    throw std::runtime_error("kernel " + s->launch_->name + " was launched with launch_independent but calls " +
+    throw std::runtime_error(std::string("kernel ") + s->launch_->name + " was launched with launch_independent but calls " +
                              what + " (use launch() for kernels whose threads synchronise or communicate)");
   }
   return *s;
@@ -321,7 +321,7 @@ void BlockScheduler::check_same_collective(const WarpSlot& slot, unsigned group,
 }
 
 std::string BlockScheduler::where() const {
-  return "kernel " + launch_->name + ", block (" + std::to_string(blockIdx.x) + "," + std::to_string(blockIdx.y) +
+  return std::string("kernel ") + launch_->name + ", block (" + std::to_string(blockIdx.x) + "," + std::to_string(blockIdx.y) +
          "," + std::to_string(blockIdx.z) + ")";
 }
 
@@ -335,7 +335,7 @@ std::string BlockScheduler::deadlock_report() const {
     if (threads_[t].state == kAtWarp) ++at_warp;
     if (threads_[t].state == kAtBarrier) barrier_name = threads_[t].waiting_in;
   }
-  std::string msg = "kernel " + launch_->name + ": deadlock: ";
+  std::string msg = std::string("kernel ") + launch_->name + ": deadlock: ";
   if (barrier_arrived_ > 0) {
     msg += std::string(barrier_name) + " reached by " + std::to_string(barrier_arrived_) + " of " +
            std::to_string(nthreads_) + " threads of " + block;

@@ -17,17 +17,9 @@
 
 #include "sim/builtins.h"
 #include "sim/fiber.h"
+#include "sim/launch.h"  // KernelLaunch
 
 namespace foo::sim {
-
-struct KernelLaunch {
-  std::string name;
-  dim3 grid, block;
-  size_t shared_bytes = 0;
-  bool cooperative = true;
-  void (*run_thread)(const void* closure) = nullptr;  // runs the kernel once, for the current threadIdx
-  const void* closure = nullptr;                       // kernel pointer and copied arguments
-};
 
 // One warp-collective arrival: what the lane passes in, and the result it is handed back.
 struct WarpSlot {

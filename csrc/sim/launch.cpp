@@ -24,13 +24,8 @@ BlockScheduler& scheduler() {
   return s;
 }
 
-struct Grid {
-  KernelLaunch launch;
-  std::shared_ptr<const void> owner;
-};
-
 void run_block(void* ctx, uint64_t linear) {
-  const KernelLaunch& l = static_cast<const Grid*>(ctx)->launch;
+  const KernelLaunch& l = *static_cast<const KernelLaunch*>(ctx);
   const uint64_t gx = l.grid.x, gy = l.grid.y;
   const uint3 b{static_cast<unsigned>(linear % gx), static_cast<unsigned>(linear / gx % gy),
                 static_cast<unsigned>(linear / (gx * gy))};
@@ -39,43 +34,42 @@ void run_block(void* ctx, uint64_t linear) {
 
 // The stream task of a grid: runs its blocks (run) and releases it.
 void run_grid(void* arg, bool run) {
-  const std::unique_ptr<Grid> task(static_cast<Grid*>(arg));
+  struct Release {
+    KernelLaunch* l;
+    ~Release() { l->release(l); }
+  } const owned{static_cast<KernelLaunch*>(arg)};
   if (!run) return;
-  const KernelLaunch& l = task->launch;
+  const KernelLaunch& l = *owned.l;
   const uint64_t blocks = uint64_t{l.grid.x} * l.grid.y * l.grid.z;
   uint64_t helpers = blocks - 1;
   if (!l.cooperative) {
     const uint64_t threads = blocks * l.block.x * l.block.y * l.block.z;
     helpers = std::min(helpers, threads / kIndependentThreadsPerHelper);
   }
-  parallel_for(blocks, static_cast<unsigned>(std::min<uint64_t>(helpers, 1u << 20)), &run_block, task.get());
+  parallel_for(blocks, static_cast<unsigned>(std::min<uint64_t>(helpers, 1u << 20)), &run_block, owned.l);
 }
 
 }  // namespace
 
 void set_stream_queue(StreamQueue queue) { stream_queue.store(queue, std::memory_order_release); }
 
-void launch_grid(const char* name, dim3 grid, dim3 block, size_t shared_bytes, bool cooperative, void* stream,
-                 void (*run_thread)(const void*), std::shared_ptr<const void> owner) {
+void check_launch(const char* name, dim3 grid, dim3 block, size_t shared_bytes) {
   const unsigned g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
   const std::string why = launch_config_error(g, b, shared_bytes);
   if (!why.empty()) throw std::invalid_argument(why);
-  const StreamQueue queue = stream_queue.load(std::memory_order_acquire);
-  if (queue == nullptr) {
+  if (stream_queue.load(std::memory_order_acquire) == nullptr) {
     throw std::logic_error(std::string(name) + ": no stream to run on: the device driver is not started");
   }
-
-  auto task = std::make_unique<Grid>();
-  task->launch.name = name;
-  task->launch.grid = grid;
-  task->launch.block = block;
-  task->launch.shared_bytes = shared_bytes;
-  task->launch.cooperative = cooperative;
-  task->launch.run_thread = run_thread;
-  task->launch.closure = owner.get();
-  task->owner = std::move(owner);
-  queue(stream, &run_grid, task.release());  // the queue owns it from here, even if it throws
 }
+
+void queue_grid(KernelLaunch* launch, void* stream) {
+  // The queue owns it from here, even if it throws; check_launch saw the queue installed.
+  stream_queue.load(std::memory_order_acquire)(stream, &run_grid, launch);
+}
+
+void* allocate_launch(size_t bytes) { return ::operator new(bytes); }
+
+void free_launch(void* block, size_t /*bytes*/) noexcept { ::operator delete(block); }
 
 unsigned char* dynamic_shared_memory() { return BlockScheduler::dynamic_shared(); }
 

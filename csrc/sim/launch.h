@@ -8,8 +8,10 @@
 //     threads never synchronise or communicate; a barrier or collective there is an error.
 // Kernels use these through foo::kernels::<target>::launch / launch_independent (kernel.h).
 #include <cstddef>
-#include <functional>
+#include <cstring>
+#include <functional>  // not used here; kept for the kernels that got it through this header
 #include <memory>
+#include <new>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -30,11 +32,27 @@ using StreamTask = void (*)(void* arg, bool run);
 using StreamQueue = void (*)(void* stream, StreamTask task, void* arg);
 void set_stream_queue(StreamQueue queue);
 
-// Validates like the CUDA runtime (std::invalid_argument naming the limit) and queues the grid.
-// `run_thread(closure)` runs the kernel for the current built-ins; `closure` is kept alive by
-// `owner` until the grid has run.
-void launch_grid(const char* name, dim3 grid, dim3 block, size_t shared_bytes, bool cooperative, void* stream,
-                 void (*run_thread)(const void*), std::shared_ptr<const void> owner);
+// A queued grid: what the block scheduler runs. Each launch allocates one heap block holding this
+// record, the kernel's closure (kernel pointer and copied arguments) and a copy of the name, and
+// frees it when the grid has run or was dropped.
+struct KernelLaunch {
+  const char* name = nullptr;  // points into the same block
+  dim3 grid, block;
+  size_t shared_bytes = 0;
+  bool cooperative = true;
+  void (*run_thread)(const void* closure) = nullptr;  // runs the kernel once, for the current threadIdx
+  const void* closure = nullptr;
+  void (*release)(KernelLaunch* self) = nullptr;       // destroys the closure, frees the block
+};
+
+// Validates like the CUDA runtime (std::invalid_argument naming the limit) and that a stream queue
+// is installed (std::logic_error); nothing is allocated before it passed.
+void check_launch(const char* name, dim3 grid, dim3 block, size_t shared_bytes);
+// Queues the grid; from here the stream owns it (released even if queueing throws).
+void queue_grid(KernelLaunch* launch, void* stream);
+// The heap blocks of launches (launch.cpp recycles them: no malloc per launch in a steady loop).
+void* allocate_launch(size_t bytes);
+void free_launch(void* block, size_t bytes) noexcept;
 
 namespace detail {
 template <class... Params>
@@ -47,13 +65,46 @@ struct Closure {
   }
 };
 
+// The launch's heap block: record, closure, then the name's characters.
+template <class C>
+struct GridBlock : KernelLaunch {
+  C kernel_closure;
+  static void free_block(KernelLaunch* self) {
+    auto* block = static_cast<GridBlock*>(self);
+    const size_t bytes = sizeof(GridBlock) + std::strlen(block->name) + 1;
+    block->~GridBlock();
+    free_launch(block, bytes);
+  }
+};
+
 template <class... Params, class... Args>
 void launch(const char* name, void (*kernel)(Params...), dim3 grid, dim3 block, size_t shared_bytes,
             bool cooperative, void* stream, Args&&... args) {
   static_assert(sizeof...(Params) == sizeof...(Args), "kernel launched with the wrong number of arguments");
   using C = Closure<Params...>;
-  auto closure = std::make_shared<const C>(C{kernel, std::tuple<std::decay_t<Params>...>(std::forward<Args>(args)...)});
-  launch_grid(name, grid, block, shared_bytes, cooperative, stream, &C::run, std::move(closure));
+  using Block = GridBlock<C>;
+  static_assert(alignof(Block) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__, "over-aligned kernel parameter");
+  check_launch(name, grid, block, shared_bytes);
+  const size_t name_bytes = std::strlen(name) + 1;
+  void* memory = allocate_launch(sizeof(Block) + name_bytes);
+  Block* g;
+  try {
+    g = new (memory) Block{KernelLaunch{}, C{kernel, std::tuple<std::decay_t<Params>...>(std::forward<Args>(args)...)}};
+  } catch (...) {
+    free_launch(memory, sizeof(Block) + name_bytes);
+    throw;
+  }
+  char* name_copy = static_cast<char*>(memory) + sizeof(Block);
+  std::memcpy(name_copy, name, name_bytes);
+  g->name = name_copy;
+  g->grid = grid;
+  g->block = block;
+  g->shared_bytes = shared_bytes;
+  g->cooperative = cooperative;
+  g->run_thread = &C::run;
+  g->closure = &g->kernel_closure;
+  g->release = &Block::free_block;
+  queue_grid(g, stream);
 }
 }  // namespace detail
 

@@ -1,6 +1,7 @@
 // The sim driver: a simulated multi-device GPU on the host (DESIGN decision 6).
 // Memory is driver-owned host memory, each stream a worker thread, events
 // markers on those streams; see docs/runtime-driver.md.
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -31,6 +32,10 @@ constexpr long long kDefaultMemoryMB = 16 * 1024;  // 16 GiB per device
 // Pinned memory is bounded by the host alone (aligned_alloc failing).
 constexpr size_t kPinnedLimit = static_cast<size_t>(1) << 62;
 
+// Bumped whenever a stream handle may stop being valid (a stream destroyed, a
+// driver destroyed): invalidates every thread's launch_stream cache.
+std::atomic<uint64_t> g_stream_generation{0};
+
 // Integer env var in [lo, hi], `def` when unset; anything else is an error
 // naming the variable, so a typo never silently falls back to the default.
 long long env_int(const char* var, long long def, long long lo, long long hi) {
@@ -53,6 +58,7 @@ class SimDriver final : public Driver {
         pinned_(1, kPinnedLimit, "pinned host memory"), defaults_(devices) {}
 
   ~SimDriver() override {
+    g_stream_generation.fetch_add(1);
     // Streams first: their workers may still touch device memory. Joined
     // outside mu_, since a running task may itself call into the driver.
     decltype(streams_) streams;
@@ -130,6 +136,7 @@ class SimDriver final : public Driver {
       throw DriverError("foo sim: a stream cannot destroy itself from a task");
     {
       std::lock_guard<std::mutex> lk(mu_);
+      g_stream_generation.fetch_add(1);
       streams_.erase(h);
     }
     // Drains and joins outside the lock when the last reference goes.
@@ -270,9 +277,9 @@ class SimDriver final : public Driver {
   }
 
   void enqueue_host_fn(StreamHandle h, HostFn fn, void* arg) override {
-    std::shared_ptr<SimStream> s;
+    SimStream* s;
     try {
-      s = stream(h);
+      s = launch_stream(h);
     } catch (...) {
       fn(arg, false);
       throw;
@@ -323,6 +330,25 @@ class SimDriver final : public Driver {
                           : "foo sim: null stream handle (use "
                             "default_stream(device))");
     return it->second;
+  }
+
+  // stream(h) for the launch path, without the driver's lock and a shared_ptr
+  // per launch: each thread remembers the last handle it validated until a
+  // stream or driver is destroyed. As with CUDA, destroying a stream while
+  // another thread still launches on it is the caller's race.
+  SimStream* launch_stream(StreamHandle h) {
+    struct Validated {
+      const SimDriver* driver;
+      StreamHandle handle;
+      uint64_t generation;
+    };
+    static thread_local Validated last{nullptr, nullptr, 0};
+    const uint64_t generation = g_stream_generation.load(std::memory_order_acquire);
+    if (last.driver == this && last.handle == h && last.generation == generation && h)
+      return static_cast<SimStream*>(h);
+    SimStream* s = stream(h).get();  // throws for an unknown handle
+    last = Validated{this, h, generation};
+    return s;
   }
 
   std::shared_ptr<SimEvent> event(EventHandle h) {

@@ -3,9 +3,11 @@
 // a GPU's would, and missing synchronisation shows up as a real race.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -26,7 +28,7 @@ class SimStream {
   // (the kernel launch path). When the stream skips the task after an error it
   // calls fn(arg, false) instead. always_run tasks (event markers) run even
   // after an error, so streams waiting on this one's events are never left
-  // blocked.
+  // blocked. Any thread may enqueue.
   void enqueue(HostFn fn, void* arg, bool always_run = false);
   void enqueue(std::function<void()> fn, bool always_run = false);
 
@@ -51,26 +53,43 @@ class SimStream {
     bool always_run;
   };
   void run();
-  void push(const Task& task);  // caller holds mu_
-  void wait_until(std::unique_lock<std::mutex>& lk, uint64_t target);
+  // Waits until a task follows task `head`; false: stop requested and none
+  // does. `spin`: poll for a while before sleeping (updated for next time).
+  bool wait_for_work(uint64_t head, bool& spin);
+  void wait_until(uint64_t target);
   void throw_error(std::unique_lock<std::mutex>& lk);  // if any, and clear
 
   const int device_;
   const int priority_;
+
+  // The queue (docs/performance.md, "Launch queue"): a ring of tasks that
+  // producers fill under push_mu_ and the worker drains without any lock.
+  // Queued tasks are ring_[head_ .. tail_) (indices modulo capacity_, a power
+  // of two). A full ring is replaced by one twice as large holding the same
+  // tasks; the old one stays allocated until the stream dies, since the
+  // worker may still be reading a task from it.
+  struct Ring {
+    explicit Ring(uint64_t capacity) : mask(capacity - 1), tasks(new Task[capacity]) {}
+    const uint64_t mask;
+    const std::unique_ptr<Task[]> tasks;
+  };
+  std::mutex push_mu_;  // producers only
+  std::atomic<Ring*> ring_;
+  std::vector<std::unique_ptr<Ring>> rings_;  // the current ring and retired ones; under push_mu_
+  std::atomic<uint64_t> head_{0};       // next task the worker runs; written by the worker
+  std::atomic<uint64_t> tail_{0};       // tasks ever queued; written under push_mu_
+  std::atomic<uint64_t> completed_{0};  // tasks ever finished; written by the worker
+
+  // Sleeping and waking: the worker sleeps on work_cv_, waiters on done_cv_,
+  // both under mu_; the flags tell the other side a notify is needed.
   std::mutex mu_;
   std::condition_variable work_cv_;  // worker: task queued or stop
   std::condition_variable done_cv_;  // waiters: a task completed
-  // Queued tasks are ring_[head_ .. enqueued_) (indices modulo its size, a
-  // power of two); it doubles when full.
-  std::vector<Task> ring_;
-  uint64_t head_ = 0;
-  uint64_t enqueued_ = 0;
-  uint64_t completed_ = 0;
-  bool stop_ = false;
-  bool worker_asleep_ = false;  // in work_cv_.wait: enqueue must notify
-  int waiters_ = 0;             // threads in done_cv_.wait
-  std::string error_;
-  bool has_error_ = false;
+  std::atomic<bool> worker_asleep_{false};  // in work_cv_.wait: enqueue must notify
+  std::atomic<int> waiters_{0};             // threads in done_cv_.wait
+  bool stop_ = false;                       // under mu_
+  std::atomic<bool> has_error_{false};
+  std::string error_;  // under mu_
   std::thread worker_;  // last: started after the state above exists
 };
 

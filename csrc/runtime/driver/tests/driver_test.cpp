@@ -323,6 +323,41 @@ static void test_concurrency() {
   CHECK(bad == 0);
 }
 
+static void test_producers_keep_their_order() {
+  // Several threads queue onto one stream at once, past the ring's first capacity (the worker is
+  // held by a sleeping task), and a task queues onto its own stream: nothing is lost, and each
+  // producer's tasks run in the order it queued them.
+  auto d = sim();
+  StreamHandle s = d->create_stream(0, 0);
+  sleep_task(*d, s, 20ms);
+  std::vector<std::pair<int, int>> seen;  // only the worker touches it
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 300; ++i) {
+        d->enqueue_host_fn(s, [](void* arg, bool run) {
+          auto* p = static_cast<std::pair<std::vector<std::pair<int, int>>*, std::pair<int, int>>*>(arg);
+          if (run) p->first->push_back(p->second);
+          delete p;
+        }, new std::pair<std::vector<std::pair<int, int>>*, std::pair<int, int>>(&seen, {t, i}));
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  d->enqueue_host_task(s, [&] { d->enqueue_host_task(s, [&] { seen.emplace_back(9, 0); }); });
+  d->synchronize_stream(s);
+  d->synchronize_stream(s);  // the task the last task queued
+  bool ordered = seen.size() == 4 * 300 + 1 && seen.back() == std::make_pair(9, 0);
+  int next[4] = {0, 0, 0, 0};
+  for (size_t k = 0; ordered && k + 1 < seen.size(); ++k) {
+    const auto [t, i] = seen[k];
+    ordered = t >= 0 && t < 4 && next[t] == i;
+    if (ordered) ++next[t];
+  }
+  CHECK(ordered);
+  d->destroy_stream(s);
+}
+
 static void test_destroy_with_pending_work() {
   auto d = sim();
   std::atomic<bool> done{false};
@@ -370,6 +405,7 @@ int main() {
   test_sticky_error();
   test_oom();
   test_concurrency();
+  test_producers_keep_their_order();
   test_destroy_with_pending_work();
   test_selection();
   std::printf("%d passed, %d failed\n", g_pass, g_fail);
