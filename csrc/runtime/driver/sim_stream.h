@@ -73,16 +73,18 @@ class SimStream {
     const uint64_t mask;
     const std::unique_ptr<Task[]> tasks;
   };
-  std::mutex push_mu_;  // producers only
+  // Producers' and worker's fields on separate cache lines, so neither side's
+  // writes evict what the other keeps reading.
+  alignas(64) std::mutex push_mu_;  // producers only
   std::atomic<Ring*> ring_;
   std::vector<std::unique_ptr<Ring>> rings_;  // the current ring and retired ones; under push_mu_
-  std::atomic<uint64_t> head_{0};       // next task the worker runs; written by the worker
   std::atomic<uint64_t> tail_{0};       // tasks ever queued; written under push_mu_
+  alignas(64) std::atomic<uint64_t> head_{0};  // next task the worker runs; written by the worker
   std::atomic<uint64_t> completed_{0};  // tasks ever finished; written by the worker
 
   // Sleeping and waking: the worker sleeps on work_cv_, waiters on done_cv_,
   // both under mu_; the flags tell the other side a notify is needed.
-  std::mutex mu_;
+  alignas(64) std::mutex mu_;
   std::condition_variable work_cv_;  // worker: task queued or stop
   std::condition_variable done_cv_;  // waiters: a task completed
   std::atomic<bool> worker_asleep_{false};  // in work_cv_.wait: enqueue must notify
