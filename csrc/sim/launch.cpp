@@ -19,48 +19,6 @@ constexpr uint64_t kIndependentThreadsPerHelper = 2048;
 
 std::atomic<StreamQueue> stream_queue{nullptr};
 
-// Launch blocks are recycled: a host thread queueing small kernels in a loop allocates one per
-// launch and the stream's worker frees it, a pattern on which malloc takes its slow path every
-// time (the freeing thread's cache fills while the allocating thread's stays empty). Blocks are
-// kept per size class on a shared list any thread pushes to; the allocating thread takes the
-// whole list at once into a list of its own, so no pop races another (no ABA). At most
-// kPooledPerClass blocks per class stay cached; larger blocks go straight to the heap.
-constexpr size_t kClassBytes[] = {512, 1024, 2048, 4096, 8192};
-constexpr int kClasses = sizeof(kClassBytes) / sizeof(kClassBytes[0]);
-constexpr int kPooledPerClass = 256;
-
-struct FreeBlock {
-  FreeBlock* next;
-};
-std::atomic<FreeBlock*> returned[kClasses];
-std::atomic<int> pooled[kClasses];
-
-int class_of(size_t bytes) {
-  for (int c = 0; c < kClasses; ++c)
-    if (bytes <= kClassBytes[c]) return c;
-  return -1;
-}
-
-void push_returned(int c, FreeBlock* b) {
-  FreeBlock* head = returned[c].load(std::memory_order_relaxed);
-  do {
-    b->next = head;
-  } while (!returned[c].compare_exchange_weak(head, b, std::memory_order_release, std::memory_order_relaxed));
-}
-
-// The calling thread's own blocks; handed back to the shared lists when the thread ends.
-struct LocalBlocks {
-  FreeBlock* head[kClasses] = {};
-  ~LocalBlocks() {
-    for (int c = 0; c < kClasses; ++c) {
-      while (FreeBlock* b = head[c]) {
-        head[c] = b->next;
-        push_returned(c, b);
-      }
-    }
-  }
-};
-thread_local LocalBlocks local_blocks;
 
 BlockScheduler& scheduler() {
   static thread_local BlockScheduler s;  // its fiber stacks live as long as the host thread
@@ -110,28 +68,11 @@ void queue_grid(KernelLaunch* launch, void* stream) {
   stream_queue.load(std::memory_order_acquire)(stream, &run_grid, launch);
 }
 
-void* allocate_launch(size_t bytes) {
-  const int c = class_of(bytes);
-  if (c < 0) return ::operator new(bytes);
-  FreeBlock*& mine = local_blocks.head[c];
-  if (mine == nullptr) mine = returned[c].exchange(nullptr, std::memory_order_acquire);
-  if (FreeBlock* b = mine) {
-    mine = b->next;
-    pooled[c].fetch_sub(1, std::memory_order_relaxed);
-    return b;
-  }
-  return ::operator new(kClassBytes[c]);
-}
+// One heap block per launch. Recycling blocks per size class (the worker frees what the host
+// allocated) measured no gain over malloc (docs/performance.md), so they go to the heap.
+void* allocate_launch(size_t bytes) { return ::operator new(bytes); }
 
-void free_launch(void* block, size_t bytes) noexcept {
-  const int c = class_of(bytes);
-  if (c >= 0 && pooled[c].fetch_add(1, std::memory_order_relaxed) < kPooledPerClass) {
-    push_returned(c, static_cast<FreeBlock*>(block));
-    return;
-  }
-  if (c >= 0) pooled[c].fetch_sub(1, std::memory_order_relaxed);
-  ::operator delete(block);
-}
+void free_launch(void* block, size_t /*bytes*/) noexcept { ::operator delete(block); }
 
 unsigned char* dynamic_shared_memory() { return BlockScheduler::dynamic_shared(); }
 
