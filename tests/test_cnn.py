@@ -244,6 +244,31 @@ def test_layer_and_group_norm_long_rows():
             _close(a, e, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_group_norm_backward_takes_mean_and_rstd_as_given(dtype):
+    """native_group_norm_backward called directly: mean/rstd are inputs (here not the input's own
+    statistics), any output_mask, no weight, groups of 1 and C, HxW = 1, a strided grad_out.
+    The CPU reference gets grad_out contiguous (the CPU kernel reads a strided one as if it were)
+    and a weight of ones for none (the CPU raises sizing grad_weight/grad_bias without one)."""
+    torch.manual_seed(7)
+    op = torch.ops.aten.native_group_norm_backward
+    for (n, c, hxw, groups), has_weight, mask in (
+        ((2, 6, 5, 3), True, [True, True, True]), ((3, 4, 1, 2), False, [True, False, True]),
+        ((2, 6, 4, 1), True, [False, True, False]), ((2, 6, 4, 6), False, [True, False, False]),
+    ):
+        x, w = torch.randn(n, c, hxw, dtype=dtype), torch.randn(c, dtype=dtype) if has_weight else None
+        mean, rstd = torch.randn(n, groups, dtype=dtype), torch.rand(n, groups, dtype=dtype) + 0.5
+        grad_out = torch.randn(n, c, 2 * hxw, dtype=dtype)[..., ::2]
+        shape = (n, c, hxw, groups, mask)
+        expected = op(grad_out.contiguous(), x, mean, rstd, torch.ones(c, dtype=dtype) if w is None else w, *shape)
+        actual = _native(lambda: op(_foo(grad_out), _foo(x), _foo(mean), _foo(rstd), None if w is None else _foo(w), *shape))
+        for a, e, wanted in zip(actual, expected, mask):
+            assert (a is not None) == wanted
+            if wanted:
+                assert a.device.type == "foo" and a.dtype == e.dtype
+                _close(a, e, rtol=1e-5, atol=1e-5)
+
+
 # ---- a CNN trained natively ------------------------------------------------------------------
 
 
