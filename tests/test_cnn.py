@@ -62,6 +62,11 @@ def test_batch_norm_updates_running_stats_in_train_and_uses_them_in_eval(layout)
     fy = _native(lambda: F.batch_norm(_foo(x), frm, frv, _foo(w), _foo(b), training=False, eps=1e-3))
     _close(fy, y, rtol=1e-5, atol=1e-5)
     assert torch.equal(frm.cpu(), before_m) and torch.equal(frv.cpu(), before_v)
+    # ... and returns them as [C] save_mean/save_invstd, as CUDA (the CPU: 0 elements).
+    _, save_mean, save_invstd = _native(lambda: torch.native_batch_norm(_foo(x), _foo(w), _foo(b), frm, frv, False, 0.1, 1e-3))
+    assert save_mean.shape == save_invstd.shape == (6,) and save_mean.device.type == "foo"
+    assert torch.equal(save_mean.cpu(), before_m)
+    _close(save_invstd, (before_v.double() + 1e-3).rsqrt().float())
 
 
 def test_batch_norm_strided_running_stats_and_no_stats():

@@ -96,7 +96,7 @@ void write_back(const at::Tensor& dst, const at::Tensor& written) {
   if (dst.defined() && !written.is_same(dst)) dst.copy_(written);
 }
 
-// Core: y (input-shaped), save_mean and save_invstd ([C] in training) allocated by the caller.
+// Core: y (input-shaped), save_mean and save_invstd ([C]) allocated by the caller.
 void batch_norm_into(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias,
                      const at::Tensor& running_mean, const at::Tensor& running_var, bool training, double momentum,
                      double eps, at::ScalarType param, const at::Tensor& y, const at::Tensor& save_mean,
@@ -121,8 +121,8 @@ void batch_norm_into(const at::Tensor& input, const at::Tensor& weight, const at
   a.bias = ptr_or_null(b);
   a.running_mean = mutable_ptr_or_null(rm);
   a.running_var = mutable_ptr_or_null(rv);
-  a.save_mean = training ? save_mean.mutable_data_ptr() : nullptr;
-  a.save_invstd = training ? save_invstd.mutable_data_ptr() : nullptr;
+  a.save_mean = save_mean.mutable_data_ptr();
+  a.save_invstd = save_invstd.mutable_data_ptr();
   FOO_CALL_KERNEL(batch_norm_forward, stream_of(x), a);
   if (!target.is_same(y)) y.copy_(target);
   if (training) {
@@ -164,9 +164,10 @@ std::tuple<at::Tensor&, at::Tensor&, at::Tensor&> batch_norm_outputs(
   } else {
     out = at::empty_like(input, input.suggest_memory_format());
   }
-  const int64_t stats = training ? input.size(1) : 0;
-  prepare(save_mean, {stats}, input.options().dtype(param));
-  prepare(save_invstd, {stats}, input.options().dtype(param));
+  // [C] in evaluation too (running_mean and 1 / sqrt(running_var + eps)), as CUDA and ATen's
+  // meta for non-CPU devices; the CPU returns 0 elements there (docs/decisions.md).
+  prepare(save_mean, {input.size(1)}, input.options().dtype(param));
+  prepare(save_invstd, {input.size(1)}, input.options().dtype(param));
   batch_norm_into(input, weight, bias, running_mean, running_var, training, momentum, eps, param, out, save_mean,
                   save_invstd);
   return {out, save_mean, save_invstd};
@@ -206,7 +207,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_backward_impl(
     const char* op, const at::Tensor& grad_out, const at::Tensor& input, const at::Tensor& weight,
     const at::Tensor& running_mean, const at::Tensor& running_var, const at::Tensor& save_mean,
     const at::Tensor& save_invstd, bool train, double eps, std::array<bool, 3> output_mask) {
-  // In evaluation the saved statistics are empty (the forward computed none) and unused.
+  // In evaluation the saved statistics (the running ones, as CUDA returns them; 0 elements from
+  // the CPU) are unused: the running statistics are read.
   const at::Tensor none;
   const auto param = check_params(op, input, {&weight, &running_mean, &running_var, train ? &save_mean : &none,
                                               train ? &save_invstd : &none},

@@ -343,6 +343,11 @@ __global__ void batch_norm_forward_kernel(BatchNormParams<T, P> p) {
     } else {
       mean = valid ? static_cast<Acc>(p.running_mean[ch]) : Acc(0);
       invstd = valid ? inv_sqrt(static_cast<Acc>(p.running_var[ch]) + p.eps) : Acc(0);
+      // As CUDA: evaluation returns the statistics it normalised with (docs/decisions.md).
+      if (valid && threadIdx.y == 0) {
+        p.save_mean[ch] = cast<P>(mean);
+        p.save_invstd[ch] = cast<P>(invstd);
+      }
     }
     if (!valid) continue;
     // As the CPU: y = x * alpha + beta with alpha = invstd * w, beta = b - mean * alpha.

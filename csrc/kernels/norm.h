@@ -54,7 +54,8 @@ struct ChannelTensorRef {
 // Training: per-channel mean and biased variance over (n, s); save_mean and save_invstd
 // (1 / sqrt(var + eps)) written; running_mean/var (if not null) become
 // momentum * batch + (1 - momentum) * running, with the unbiased variance.
-// Evaluation: mean and invstd come from the running statistics, nothing is written but y.
+// Evaluation: mean and invstd come from the running statistics and are written to save_mean and
+// save_invstd (CUDA's convention); running_mean/var are left alone.
 // y = (x - mean) * invstd * weight + bias.
 struct BatchNormArgs {
   DType dtype, param_dtype;
@@ -66,8 +67,8 @@ struct BatchNormArgs {
   const void* bias;       // or null
   void* running_mean;     // or null
   void* running_var;      // or null
-  void* save_mean;        // training: written
-  void* save_invstd;      // training: written
+  void* save_mean;        // written: the batch statistics, or in evaluation the running ones
+  void* save_invstd;      // written (evaluation: 1 / sqrt(running_var + eps), as CUDA)
 };
 
 // Gradients of batch norm. Training: mean/invstd are the saved statistics and the batch
