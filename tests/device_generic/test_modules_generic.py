@@ -79,7 +79,12 @@ class TestModule(FooTestCase):
             m_foo.train(training)
             m_cpu = copy.deepcopy(m_foo).to("cpu")
 
-            f_args, f_kwargs = module_input.forward_input.args, module_input.forward_input.kwargs
+            # Leaf copies on both sides: some module_inputs_funcs make inputs by ops on the device
+            # (KLDivLoss's log, GaussianNLLLoss's abs), whose .grad autograd would not keep.
+            f_args, f_kwargs = pytree.tree_map(
+                lambda t: t.detach().requires_grad_(t.requires_grad) if isinstance(t, torch.Tensor) else t,
+                (module_input.forward_input.args, module_input.forward_input.kwargs),
+            )
             cpu_args, cpu_kwargs = pytree.tree_map(
                 lambda t: t.detach().cpu().requires_grad_(t.requires_grad) if isinstance(t, torch.Tensor) else t,
                 (f_args, f_kwargs),
