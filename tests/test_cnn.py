@@ -69,6 +69,26 @@ def test_batch_norm_updates_running_stats_in_train_and_uses_them_in_eval(layout)
     _close(save_invstd, (before_v.double() + 1e-3).rsqrt().float())
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_batch_norm_16bit_saves_float32_statistics(dtype):
+    """As CUDA and ATen's meta: save_mean/save_invstd in float32 for 16-bit data (16-bit parameters
+    too), which the backward takes; gradients as accurate as computing in float64 allows."""
+    torch.manual_seed(2)
+    x, w, b = torch.randn(4, 3, 5).to(dtype), torch.randn(3).to(dtype), torch.randn(3).to(dtype)
+    for training in (True, False):
+        rm, rv = _foo(torch.randn(3).to(dtype)), _foo((torch.rand(3) + 0.5).to(dtype))
+        _, mean, invstd = _native(lambda: torch.native_batch_norm(_foo(x), _foo(w), _foo(b), rm, rv, training, 0.1, 1e-5))
+        assert mean.dtype == invstd.dtype == torch.float32 and mean.shape == invstd.shape == (3,)
+    fx, fw, fb = (_foo(t).requires_grad_() for t in (x, w, b))
+    g = torch.randn(4, 3, 5).to(dtype)
+    actual = _native(lambda: torch.autograd.grad(F.batch_norm(fx, None, None, fw, fb, training=True), (fx, fw, fb), _foo(g)))
+    rx, rw, rb = (t.double().requires_grad_() for t in (x, w, b))
+    expected = torch.autograd.grad(F.batch_norm(rx, None, None, rw, rb, training=True), (rx, rw, rb), g.double())
+    for a, e in zip(actual, expected):
+        assert a.dtype == dtype
+        _close(a.double(), e, rtol=0.05, atol=0.05)
+
+
 def test_batch_norm_strided_running_stats_and_no_stats():
     torch.manual_seed(1)
     x = torch.randn(5, 4, 3)
