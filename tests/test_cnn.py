@@ -89,6 +89,27 @@ def test_batch_norm_16bit_saves_float32_statistics(dtype):
         _close(a.double(), e, rtol=0.05, atol=0.05)
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_16bit_norm_statistics_match_meta(dtype):
+    """The statistics' dtypes and shapes are what FakeTensorMode (torch.compile) predicts: float32
+    for layer and batch norm (as CUDA), the input's dtype for group norm."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    x, w, b = torch.randn(2, 6, 4).to(dtype), torch.randn(6).to(dtype), torch.randn(6).to(dtype)
+    rm, rv = torch.zeros(6).to(dtype), torch.ones(6).to(dtype)
+    calls = (
+        lambda x, w, b, rm, rv: torch.native_layer_norm(x, (6, 4), None, None, 1e-5),
+        lambda x, w, b, rm, rv: torch.native_group_norm(x, w, b, 2, 6, 4, 3, 1e-5),
+        lambda x, w, b, rm, rv: torch.native_batch_norm(x, w, b, rm, rv, False, 0.1, 1e-5),
+    )
+    on_foo = [_foo(t) for t in (x, w, b, rm, rv)]
+    for call in calls:
+        real = _native(lambda: call(*on_foo))
+        with FakeTensorMode() as mode:
+            fake = call(*[mode.from_tensor(t) for t in on_foo])
+        assert [(r.dtype, r.shape) for r in real] == [(f.dtype, f.shape) for f in fake]
+
+
 def test_batch_norm_strided_running_stats_and_no_stats():
     torch.manual_seed(1)
     x = torch.randn(5, 4, 3)

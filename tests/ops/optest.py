@@ -349,8 +349,23 @@ def _batch_norm_eval_as_cuda(cpu_sample, expected):
     return (expected[0], running_mean.detach().clone(), invstd.detach())
 
 
+def _layer_norm_stats_as_cuda(cpu_sample, expected):
+    """The CPU returns a 16-bit input's mean/rstd in its dtype (rounded); foo, as CUDA (and ATen's
+    meta), in float32. Samples: (input, normalized_shape, weight, bias, eps)."""
+    x, (shape, _, _, eps) = cpu_sample.input, cpu_sample.args
+    if x.dtype not in (torch.float16, torch.bfloat16):
+        return expected
+    dims = tuple(range(x.dim() - len(shape), x.dim()))
+    var, mean = torch.var_mean(x.detach().double(), dim=dims, correction=0, keepdim=True)
+    return (expected[0], mean.float(), (var + eps).rsqrt().float())
+
+
 # OpInfo name -> f(CPU sample, CPU result): the result foo must give where it follows CUDA, not the CPU.
-CUDA_CONVENTIONS = {"native_batch_norm": _batch_norm_eval_as_cuda, "_native_batch_norm_legit": _batch_norm_eval_as_cuda}
+CUDA_CONVENTIONS = {
+    "native_batch_norm": _batch_norm_eval_as_cuda,
+    "_native_batch_norm_legit": _batch_norm_eval_as_cuda,
+    "native_layer_norm": _layer_norm_stats_as_cuda,
+}
 
 
 def check_against_cpu(call, sample, what, dtype, opinfo=None):
