@@ -5,6 +5,8 @@
 //   inner == 1, longer rows:        a block per row, shuffles + shared memory + __syncthreads;
 //   inner > 1:                      a thread per row (neighbouring threads read neighbouring
 //                                   elements), no communication.
+// On sim, large problems with rows of <= kWarpRowMax run softmax_rows_as_warps instead of the
+// warp kernel: one thread computes what a warp computes, bit for bit, without fibers.
 // Each row is read twice to reduce (max, then the sum of exp(x - max)) and once more to write.
 #include <cmath>
 #include <string>
