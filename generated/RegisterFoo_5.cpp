@@ -33,6 +33,7 @@
 #include "native/foreach_sub_list_.h"
 #include "native/foreach_div_scalar_.h"
 #include "native/foreach_zero_.h"
+#include "native/fused_sgd_.h"
 #include "native/thnn_fused_lstm_cell.h"
 #include "FooStructured.h"
 
@@ -1568,6 +1569,17 @@ void wrapper__foreach_zero_(at::TensorList self) {
   return foo::native::foreach_zero_(self);
 }
 
+void wrapper__fused_sgd_(at::TensorList self, at::TensorList grads, at::TensorList momentum_buffer_list, double weight_decay, double momentum, double lr, double dampening, bool nesterov, bool maximize, bool is_first_step, const ::std::optional<at::Tensor> & grad_scale, const ::std::optional<at::Tensor> & found_inf) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_fused_sgd_", "self", self, common_device_, false);
+  check_device("aten::_fused_sgd_", "grads", grads, common_device_, false);
+  check_device("aten::_fused_sgd_", "momentum_buffer_list", momentum_buffer_list, common_device_, false);
+  check_device("aten::_fused_sgd_", "grad_scale", grad_scale, common_device_, false);
+  check_device("aten::_fused_sgd_", "found_inf", found_inf, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::fused_sgd_(self, grads, momentum_buffer_list, weight_decay, momentum, lr, dampening, nesterov, maximize, is_first_step, grad_scale, found_inf);
+}
+
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper__thnn_fused_lstm_cell(const at::Tensor & input_gates, const at::Tensor & hidden_gates, const at::Tensor & cx, const ::std::optional<at::Tensor> & input_bias, const ::std::optional<at::Tensor> & hidden_bias) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_thnn_fused_lstm_cell", "input_gates", input_gates, common_device_, false);
@@ -1627,5 +1639,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_foreach_sub_.List", TORCH_FN(wrapper__foreach_sub__List));
   m.impl("_foreach_div_.Scalar", TORCH_FN(wrapper__foreach_div__Scalar));
   m.impl("_foreach_zero_", TORCH_FN(wrapper__foreach_zero_));
+  m.impl("_fused_sgd_", TORCH_FN(wrapper__fused_sgd_));
   m.impl("_thnn_fused_lstm_cell", TORCH_FN(wrapper__thnn_fused_lstm_cell));
 }
