@@ -20,6 +20,7 @@
 #include "native/tril_out.h"
 #include "native/any_all_out.h"
 #include "native/any_dims_out.h"
+#include "native/multi_margin_loss_out.h"
 #include "native/binary_cross_entropy_out.h"
 #include "native/log_sigmoid_forward_out.h"
 #include "native/foreach_add_scalar_.h"
@@ -844,6 +845,27 @@ at::Tensor wrapper_any_dims(const at::Tensor & self, at::OptionalIntArrayRef dim
   return at::wrapper_PrivateUse1_any_dims(self, dim, keepdim);
 }
 
+at::Tensor & wrapper_multi_margin_loss_out(const at::Tensor & self, const at::Tensor & target, const at::Scalar & p, const at::Scalar & margin, const ::std::optional<at::Tensor> & weight, int64_t reduction, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::multi_margin_loss.out", "self", self, common_device_, false);
+  check_device("aten::multi_margin_loss.out", "target", target, common_device_, false);
+  check_device("aten::multi_margin_loss.out", "weight", weight, common_device_, false);
+  check_device("aten::multi_margin_loss.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::multi_margin_loss_out(self, target, p, margin, weight, reduction, out);
+}
+
+at::Tensor wrapper_multi_margin_loss(const at::Tensor & self, const at::Tensor & target, const at::Scalar & p, const at::Scalar & margin, const ::std::optional<at::Tensor> & weight, int64_t reduction) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::multi_margin_loss", "self", self, common_device_, false);
+  check_device("aten::multi_margin_loss", "target", target, common_device_, false);
+  check_device("aten::multi_margin_loss", "weight", weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::multi_margin_loss_out(self, target, p, margin, weight, reduction, out);
+  return out;
+}
+
 at::Tensor & wrapper_binary_cross_entropy_out(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::binary_cross_entropy.out", "self", self, common_device_, false);
@@ -933,6 +955,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("any", TORCH_FN(wrapper_any));
   m.impl("any.dims_out", TORCH_FN(wrapper_any_dims_out));
   m.impl("any.dims", TORCH_FN(wrapper_any_dims));
+  m.impl("multi_margin_loss.out", TORCH_FN(wrapper_multi_margin_loss_out));
+  m.impl("multi_margin_loss", TORCH_FN(wrapper_multi_margin_loss));
   m.impl("binary_cross_entropy.out", TORCH_FN(wrapper_binary_cross_entropy_out));
   m.impl("binary_cross_entropy", TORCH_FN(wrapper_binary_cross_entropy));
   m.impl("log_sigmoid_forward.output", TORCH_FN(wrapper_log_sigmoid_forward_output));

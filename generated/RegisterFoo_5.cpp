@@ -28,6 +28,7 @@
 #include "native/topk_out.h"
 #include "native/all_dims_out.h"
 #include "native/mse_loss_backward_out.h"
+#include "native/multi_margin_loss_backward_out.h"
 #include "native/foreach_add_scalar.h"
 #include "native/foreach_add_list_.h"
 #include "native/foreach_sub_list_.h"
@@ -1532,6 +1533,29 @@ at::Tensor wrapper_mse_loss_backward(const at::Tensor & grad_output, const at::T
   return grad_input;
 }
 
+at::Tensor & wrapper_multi_margin_loss_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const at::Scalar & p, const at::Scalar & margin, const ::std::optional<at::Tensor> & weight, int64_t reduction, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::multi_margin_loss_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::multi_margin_loss_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::multi_margin_loss_backward.grad_input", "target", target, common_device_, false);
+  check_device("aten::multi_margin_loss_backward.grad_input", "weight", weight, common_device_, false);
+  check_device("aten::multi_margin_loss_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::multi_margin_loss_backward_out(grad_output, self, target, p, margin, weight, reduction, grad_input);
+}
+
+at::Tensor wrapper_multi_margin_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const at::Scalar & p, const at::Scalar & margin, const ::std::optional<at::Tensor> & weight, int64_t reduction) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::multi_margin_loss_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::multi_margin_loss_backward", "self", self, common_device_, false);
+  check_device("aten::multi_margin_loss_backward", "target", target, common_device_, false);
+  check_device("aten::multi_margin_loss_backward", "weight", weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::multi_margin_loss_backward_out(grad_output, self, target, p, margin, weight, reduction, grad_input);
+  return grad_input;
+}
+
 ::std::vector<at::Tensor> wrapper__foreach_add_Scalar(at::TensorList self, const at::Scalar & scalar) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_foreach_add.Scalar", "self", self, common_device_, false);
@@ -1634,6 +1658,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("all.dims", TORCH_FN(wrapper_all_dims));
   m.impl("mse_loss_backward.grad_input", TORCH_FN(wrapper_mse_loss_backward_grad_input));
   m.impl("mse_loss_backward", TORCH_FN(wrapper_mse_loss_backward));
+  m.impl("multi_margin_loss_backward.grad_input", TORCH_FN(wrapper_multi_margin_loss_backward_grad_input));
+  m.impl("multi_margin_loss_backward", TORCH_FN(wrapper_multi_margin_loss_backward));
   m.impl("_foreach_add.Scalar", TORCH_FN(wrapper__foreach_add_Scalar));
   m.impl("_foreach_add_.List", TORCH_FN(wrapper__foreach_add__List));
   m.impl("_foreach_sub_.List", TORCH_FN(wrapper__foreach_sub__List));
