@@ -21,6 +21,7 @@
 #include "native/any_all_out.h"
 #include "native/any_dims_out.h"
 #include "native/multi_margin_loss_out.h"
+#include "native/cdist_forward.h"
 #include "native/binary_cross_entropy_out.h"
 #include "native/log_sigmoid_forward_out.h"
 #include "native/foreach_add_scalar_.h"
@@ -866,6 +867,14 @@ at::Tensor wrapper_multi_margin_loss(const at::Tensor & self, const at::Tensor &
   return out;
 }
 
+at::Tensor wrapper__cdist_forward(const at::Tensor & x1, const at::Tensor & x2, double p, ::std::optional<int64_t> compute_mode) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_cdist_forward", "x1", x1, common_device_, false);
+  check_device("aten::_cdist_forward", "x2", x2, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::cdist_forward(x1, x2, p, compute_mode);
+}
+
 at::Tensor & wrapper_binary_cross_entropy_out(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::binary_cross_entropy.out", "self", self, common_device_, false);
@@ -957,6 +966,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("any.dims", TORCH_FN(wrapper_any_dims));
   m.impl("multi_margin_loss.out", TORCH_FN(wrapper_multi_margin_loss_out));
   m.impl("multi_margin_loss", TORCH_FN(wrapper_multi_margin_loss));
+  m.impl("_cdist_forward", TORCH_FN(wrapper__cdist_forward));
   m.impl("binary_cross_entropy.out", TORCH_FN(wrapper_binary_cross_entropy_out));
   m.impl("binary_cross_entropy", TORCH_FN(wrapper_binary_cross_entropy));
   m.impl("log_sigmoid_forward.output", TORCH_FN(wrapper_log_sigmoid_forward_output));

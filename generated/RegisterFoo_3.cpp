@@ -17,6 +17,7 @@
 #include "native/tril_indices.h"
 #include "native/sort_stable_out.h"
 #include "native/all_all_out.h"
+#include "native/cdist_backward.h"
 #include "native/foreach_mul_list_.h"
 #include "native/foreach_sqrt.h"
 #include "native/foreach_norm.h"
@@ -1137,6 +1138,16 @@ at::Tensor wrapper_all(const at::Tensor & self) {
   return at::wrapper_PrivateUse1_all(self);
 }
 
+at::Tensor wrapper__cdist_backward(const at::Tensor & grad, const at::Tensor & x1, const at::Tensor & x2, double p, const at::Tensor & cdist) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_cdist_backward", "grad", grad, common_device_, false);
+  check_device("aten::_cdist_backward", "x1", x1, common_device_, false);
+  check_device("aten::_cdist_backward", "x2", x2, common_device_, false);
+  check_device("aten::_cdist_backward", "cdist", cdist, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::cdist_backward(grad, x1, x2, p, cdist);
+}
+
 void wrapper__foreach_mul__List(at::TensorList self, at::TensorList other) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_foreach_mul_.List", "self", self, common_device_, false);
@@ -1225,6 +1236,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("sort.stable", TORCH_FN(wrapper_sort_stable));
   m.impl("all.all_out", TORCH_FN(wrapper_all_all_out));
   m.impl("all", TORCH_FN(wrapper_all));
+  m.impl("_cdist_backward", TORCH_FN(wrapper__cdist_backward));
   m.impl("_foreach_mul_.List", TORCH_FN(wrapper__foreach_mul__List));
   m.impl("_foreach_sqrt", TORCH_FN(wrapper__foreach_sqrt));
   m.impl("_foreach_norm.Scalar", TORCH_FN(wrapper__foreach_norm_Scalar));
