@@ -163,6 +163,8 @@
 #include "native/huber_loss_backward_out.h"
 #include "native/multi_margin_loss_out.h"
 #include "native/multi_margin_loss_backward_out.h"
+#include "native/multilabel_margin_loss_forward_out.h"
+#include "native/multilabel_margin_loss_backward_out.h"
 #include "native/cdist_forward.h"
 #include "native/cdist_backward.h"
 #include "native/binary_cross_entropy_out.h"

@@ -21,6 +21,7 @@
 #include "native/any_all_out.h"
 #include "native/any_dims_out.h"
 #include "native/multi_margin_loss_out.h"
+#include "native/multilabel_margin_loss_forward_out.h"
 #include "native/cdist_forward.h"
 #include "native/binary_cross_entropy_out.h"
 #include "native/log_sigmoid_forward_out.h"
@@ -867,6 +868,27 @@ at::Tensor wrapper_multi_margin_loss(const at::Tensor & self, const at::Tensor &
   return out;
 }
 
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_multilabel_margin_loss_forward_output(const at::Tensor & self, const at::Tensor & target, int64_t reduction, at::Tensor & output, at::Tensor & is_target) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::multilabel_margin_loss_forward.output", "self", self, common_device_, false);
+  check_device("aten::multilabel_margin_loss_forward.output", "target", target, common_device_, false);
+  check_device("aten::multilabel_margin_loss_forward.output", "output", output, common_device_, false);
+  check_device("aten::multilabel_margin_loss_forward.output", "is_target", is_target, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::multilabel_margin_loss_forward_out(self, target, reduction, output, is_target);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_multilabel_margin_loss_forward(const at::Tensor & self, const at::Tensor & target, int64_t reduction) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::multilabel_margin_loss_forward", "self", self, common_device_, false);
+  check_device("aten::multilabel_margin_loss_forward", "target", target, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor output;  // undefined: the out kernel allocates it
+  at::Tensor is_target;  // undefined: the out kernel allocates it
+  foo::native::multilabel_margin_loss_forward_out(self, target, reduction, output, is_target);
+  return ::std::tuple<at::Tensor,at::Tensor>(output, is_target);
+}
+
 at::Tensor wrapper__cdist_forward(const at::Tensor & x1, const at::Tensor & x2, double p, ::std::optional<int64_t> compute_mode) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_cdist_forward", "x1", x1, common_device_, false);
@@ -966,6 +988,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("any.dims", TORCH_FN(wrapper_any_dims));
   m.impl("multi_margin_loss.out", TORCH_FN(wrapper_multi_margin_loss_out));
   m.impl("multi_margin_loss", TORCH_FN(wrapper_multi_margin_loss));
+  m.impl("multilabel_margin_loss_forward.output", TORCH_FN(wrapper_multilabel_margin_loss_forward_output));
+  m.impl("multilabel_margin_loss_forward", TORCH_FN(wrapper_multilabel_margin_loss_forward));
   m.impl("_cdist_forward", TORCH_FN(wrapper__cdist_forward));
   m.impl("binary_cross_entropy.out", TORCH_FN(wrapper_binary_cross_entropy_out));
   m.impl("binary_cross_entropy", TORCH_FN(wrapper_binary_cross_entropy));

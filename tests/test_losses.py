@@ -128,3 +128,19 @@ def test_multi_margin_loss_target_out_of_range_raises_the_cpu_error():
         F.multi_margin_loss(x, target)
     with pytest.raises(RuntimeError, match="target out of range"):
         F.multi_margin_loss(x.to("foo"), target.to("foo"))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_multilabel_margin_loss_rows_ending_early(reduction):
+    # Rows of target classes end at the first -1 (row 1 has none); a 1-d input is one sample.
+    x = torch.randn(3, 5, generator=torch.Generator().manual_seed(0))
+    target = torch.tensor([[3, 0, -1, 1, 4], [-1, 2, 2, 2, 2], [4, 3, 2, 1, 0]])
+    _check_native(lambda a, t: F.multilabel_margin_loss(a, t, reduction=reduction).sum(), x, target)
+    _check_native(lambda a, t: F.multilabel_margin_loss(a, t, reduction=reduction).sum(), x[0], target[0])
+
+
+def test_multilabel_margin_loss_target_out_of_range_raises_the_cpu_error():
+    x, target = torch.randn(2, 3), torch.tensor([[0, 3, -1], [1, -1, 0]])
+    for device in ("cpu", "foo"):
+        with pytest.raises(RuntimeError, match="out of range"):
+            F.multilabel_margin_loss(x.to(device), target.to(device))

@@ -1,6 +1,7 @@
 #pragma once
-// multi_margin_loss (margin_loss.cu): a thread per sample over a contiguous [nframe, dim] input,
-// with ATen's CPU formulas. Targets are int64 in [0, dim) (the host checks them first).
+// multi_margin_loss and multilabel_margin_loss (margin_loss.cu): a thread per sample over a
+// contiguous [nframe, dim] input, with ATen's CPU formulas. Targets are int64 the host checked:
+// in [0, dim) (multi), or rows of [nframe, dim] classes in [-1, dim), -1 ending a row (multilabel).
 #include "kernels/dispatch.h"
 #include "kernels/dtype.h"
 
@@ -24,3 +25,13 @@ FOO_DECLARE_KERNEL(void, multi_margin_loss_forward, (Stream, DType dtype, const 
 FOO_DECLARE_KERNEL(void, multi_margin_loss_backward,
                    (Stream, DType dtype, const MultiMarginArgs& args, const void* grad_output, bool per_sample,
                     double scale, void* grad_input))
+
+// multilabel: is_target [nframe, dim] (of `dtype`) = 1 at each row's target classes, else 0;
+// losses[i] = sum over targets j, non-targets d of max(0, 1 - x[i, j] + x[i, d]) / dim.
+FOO_DECLARE_KERNEL(void, multilabel_margin_loss_forward,
+                   (Stream, DType dtype, const MultiMarginArgs& args, void* losses, void* is_target))
+// grad_input [nframe, dim]: -scale at j and +scale at d for each violating (j, d) pair, times
+// grad_output (one value, or the sample's: `per_sample`).
+FOO_DECLARE_KERNEL(void, multilabel_margin_loss_backward,
+                   (Stream, DType dtype, const MultiMarginArgs& args, const void* is_target, const void* grad_output,
+                    bool per_sample, double scale, void* grad_input))
