@@ -35,7 +35,8 @@ MarginOperands prepare(const char* name, const at::Tensor& self, const at::Tenso
   const int64_t ndims = self.dim();
   at::native::multi_margin_loss_shape_check(nframe, dim, ndims, self, target, weight);
   check_kernel_dtype(name, self.scalar_type(), kMarginTypes);
-  TORCH_CHECK(target.scalar_type() == at::kLong, name, ": expected target of dtype Long, but got ", target.scalar_type());
+  // The CPU's error (its kernel reads the target as int64_t).
+  TORCH_CHECK(target.scalar_type() == at::kLong, "expected scalar type Long but found ", target.scalar_type());
   MarginOperands o;
   o.input = self.contiguous();
   o.target = target.contiguous();
@@ -62,7 +63,8 @@ MarginOperands prepare_multilabel(const char* name, const at::Tensor& self, cons
   const int64_t ndims = self.dim();
   at::native::multilabel_margin_loss_shape_check(nframe, dim, ndims, self, target);
   check_kernel_dtype(name, self.scalar_type(), kMarginTypes);
-  TORCH_CHECK(target.scalar_type() == at::kLong, name, ": expected target of dtype Long, but got ", target.scalar_type());
+  // The CPU's error (its kernel reads the target as int64_t).
+  TORCH_CHECK(target.scalar_type() == at::kLong, "expected scalar type Long but found ", target.scalar_type());
   MarginOperands o;
   o.input = self.contiguous();
   o.target = target.contiguous();
