@@ -228,6 +228,28 @@ struct NormOps {
   }
 };
 
+// prod: the input arrives in the output dtype (the host casts, as the CPU does). 16-bit floats
+// multiply in float (as CUDA; the CPU rounds each product to 16 bits), integers modulo 2^64 and
+// truncated (the CPU's wrapping product, without signed overflow), bool is a logical and.
+template <typename T>
+struct ProdOps {
+  using in_t = T;
+  using acc_t = std::conditional_t<std::is_same_v<T, bool>, bool, opmath_t<T>>;
+  T* out;
+  FOO_HD acc_t identity() const { return acc_t(1); }
+  FOO_HD acc_t combine(acc_t a, acc_t b) const {
+    if constexpr (std::is_same_v<acc_t, bool>) {
+      return a && b;
+    } else if constexpr (std::is_integral_v<acc_t>) {
+      return static_cast<acc_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+    } else {
+      return a * b;
+    }
+  }
+  FOO_HD acc_t reduce(acc_t a, T v, int64_t) const { return combine(a, cast<acc_t>(v)); }
+  FOO_HD void write(int64_t i, acc_t a) const { out[i] = cast<T>(a); }
+};
+
 // all / any: the output is bool (uint8 for uint8 input, as the CPU's), one byte 0/1 either way.
 // An empty reduction gives the identity: true for all, false for any. The op is a runtime flag.
 template <typename In>
@@ -584,6 +606,12 @@ void reduce(Stream stream, const ReduceArgs& a) {
         using Ops = NormOps<T>;
         run("linalg_vector_norm", Ops{static_cast<T*>(a.out), static_cast<typename Ops::acc_t>(a.ord), Ops::kind_of(a.ord)},
             a, stream);
+      });
+    case ReduceOp::Prod:
+      if (a.out_dtype != a.in_dtype) bad_dtypes("prod", a);
+      return dispatch<kAllTypes>(a.in_dtype, "prod", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        run("prod", ProdOps<T>{static_cast<T*>(a.out)}, a, stream);
       });
   }
   throw std::invalid_argument("reduce: unknown op");
