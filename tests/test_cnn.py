@@ -14,6 +14,12 @@ from torch import nn
 import torch_foo
 
 
+@pytest.fixture(autouse=True)
+def tiled_gemm(monkeypatch):
+    """Pins the convolutions' tiled GEMM kernel (what cuda runs) on sim, as tests/test_gemm.py does."""
+    monkeypatch.setenv("TORCH_FOO_SIM_TILED_GEMM", "1")
+
+
 def _foo(t):
     return t.detach().to("foo").requires_grad_(t.requires_grad)
 
@@ -62,6 +68,52 @@ def test_batch_norm_updates_running_stats_in_train_and_uses_them_in_eval(layout)
     fy = _native(lambda: F.batch_norm(_foo(x), frm, frv, _foo(w), _foo(b), training=False, eps=1e-3))
     _close(fy, y, rtol=1e-5, atol=1e-5)
     assert torch.equal(frm.cpu(), before_m) and torch.equal(frv.cpu(), before_v)
+    # ... and returns them as [C] save_mean/save_invstd, as CUDA (the CPU: 0 elements).
+    _, save_mean, save_invstd = _native(lambda: torch.native_batch_norm(_foo(x), _foo(w), _foo(b), frm, frv, False, 0.1, 1e-3))
+    assert save_mean.shape == save_invstd.shape == (6,) and save_mean.device.type == "foo"
+    assert torch.equal(save_mean.cpu(), before_m)
+    _close(save_invstd, (before_v.double() + 1e-3).rsqrt().float())
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_batch_norm_16bit_saves_float32_statistics(dtype):
+    """As CUDA and ATen's meta: save_mean/save_invstd in float32 for 16-bit data (16-bit parameters
+    too), which the backward takes; gradients as accurate as computing in float64 allows."""
+    torch.manual_seed(2)
+    x, w, b = torch.randn(4, 3, 5).to(dtype), torch.randn(3).to(dtype), torch.randn(3).to(dtype)
+    for training in (True, False):
+        rm, rv = _foo(torch.randn(3).to(dtype)), _foo((torch.rand(3) + 0.5).to(dtype))
+        _, mean, invstd = _native(lambda: torch.native_batch_norm(_foo(x), _foo(w), _foo(b), rm, rv, training, 0.1, 1e-5))
+        assert mean.dtype == invstd.dtype == torch.float32 and mean.shape == invstd.shape == (3,)
+    fx, fw, fb = (_foo(t).requires_grad_() for t in (x, w, b))
+    g = torch.randn(4, 3, 5).to(dtype)
+    actual = _native(lambda: torch.autograd.grad(F.batch_norm(fx, None, None, fw, fb, training=True), (fx, fw, fb), _foo(g)))
+    rx, rw, rb = (t.double().requires_grad_() for t in (x, w, b))
+    expected = torch.autograd.grad(F.batch_norm(rx, None, None, rw, rb, training=True), (rx, rw, rb), g.double())
+    for a, e in zip(actual, expected):
+        assert a.dtype == dtype
+        _close(a.double(), e, rtol=0.05, atol=0.05)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_16bit_norm_statistics_match_meta(dtype):
+    """The statistics' dtypes and shapes are what FakeTensorMode (torch.compile) predicts: float32
+    for layer and batch norm (as CUDA), the input's dtype for group norm."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    x, w, b = torch.randn(2, 6, 4).to(dtype), torch.randn(6).to(dtype), torch.randn(6).to(dtype)
+    rm, rv = torch.zeros(6).to(dtype), torch.ones(6).to(dtype)
+    calls = (
+        lambda x, w, b, rm, rv: torch.native_layer_norm(x, (6, 4), None, None, 1e-5),
+        lambda x, w, b, rm, rv: torch.native_group_norm(x, w, b, 2, 6, 4, 3, 1e-5),
+        lambda x, w, b, rm, rv: torch.native_batch_norm(x, w, b, rm, rv, False, 0.1, 1e-5),
+    )
+    on_foo = [_foo(t) for t in (x, w, b, rm, rv)]
+    for call in calls:
+        real = _native(lambda: call(*on_foo))
+        with FakeTensorMode() as mode:
+            fake = call(*[mode.from_tensor(t) for t in on_foo])
+        assert [(r.dtype, r.shape) for r in real] == [(f.dtype, f.shape) for f in fake]
 
 
 def test_batch_norm_strided_running_stats_and_no_stats():
@@ -242,6 +294,31 @@ def test_layer_and_group_norm_long_rows():
         actual = _native(lambda: torch.autograd.grad(fy, (fx, fw, fb), g.to("foo")))
         for a, e in zip(actual, expected):
             _close(a, e, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_group_norm_backward_takes_mean_and_rstd_as_given(dtype):
+    """native_group_norm_backward called directly: mean/rstd are inputs (here not the input's own
+    statistics), any output_mask, no weight, groups of 1 and C, HxW = 1, a strided grad_out.
+    The CPU reference gets grad_out contiguous (the CPU kernel reads a strided one as if it were)
+    and a weight of ones for none (the CPU raises sizing grad_weight/grad_bias without one)."""
+    torch.manual_seed(7)
+    op = torch.ops.aten.native_group_norm_backward
+    for (n, c, hxw, groups), has_weight, mask in (
+        ((2, 6, 5, 3), True, [True, True, True]), ((3, 4, 1, 2), False, [True, False, True]),
+        ((2, 6, 4, 1), True, [False, True, False]), ((2, 6, 4, 6), False, [True, False, False]),
+    ):
+        x, w = torch.randn(n, c, hxw, dtype=dtype), torch.randn(c, dtype=dtype) if has_weight else None
+        mean, rstd = torch.randn(n, groups, dtype=dtype), torch.rand(n, groups, dtype=dtype) + 0.5
+        grad_out = torch.randn(n, c, 2 * hxw, dtype=dtype)[..., ::2]
+        shape = (n, c, hxw, groups, mask)
+        expected = op(grad_out.contiguous(), x, mean, rstd, torch.ones(c, dtype=dtype) if w is None else w, *shape)
+        actual = _native(lambda: op(_foo(grad_out), _foo(x), _foo(mean), _foo(rstd), None if w is None else _foo(w), *shape))
+        for a, e, wanted in zip(actual, expected, mask):
+            assert (a is not None) == wanted
+            if wanted:
+                assert a.device.type == "foo" and a.dtype == e.dtype
+                _close(a, e, rtol=1e-5, atol=1e-5)
 
 
 # ---- a CNN trained natively ------------------------------------------------------------------

@@ -1,6 +1,7 @@
-"""The small-problem softmax path (csrc/kernels/softmax_small.cu: a thread computes what a warp of
-softmax.cu computes, lane by lane) against the warp kernel itself: the same rows, once in a
-tensor small enough for the small path and once inside one too large for it, give the same bits."""
+"""softmax.cu's rows-as-warps kernel on small problems (sim: up to 4096 elements a thread computes
+what a warp computes, lane by lane) against the warp kernel itself: the same rows, once in a tensor
+small enough for that path and once inside a larger one that runs the warp kernel, give the same
+bits."""
 
 import pytest
 import torch
@@ -16,7 +17,7 @@ def bits(t):
 
 
 # 8 and 100 elements a row (a lane holds one / up to four of them); 600 and 50 rows are past the
-# small path's 4096 elements, so the full tensor runs softmax.cu's warp-per-row kernel.
+# small path's 4096 elements (and below 65536), so the full tensor runs the warp-per-row kernel.
 @pytest.mark.parametrize("rows,dim", [(600, 8), (50, 100)])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
 @pytest.mark.parametrize("log", [False, True])

@@ -7,6 +7,7 @@
 // Tensors are seen as [N, C, S] with any strides that merge the spatial dims into one (contiguous
 // and channels_last both do); other layouts are made contiguous first.
 #include <ATen/ATen.h>
+#include <ATen/OpMathType.h>
 #include <ATen/native/Resize.h>
 
 #include "aten/layout.h"
@@ -96,7 +97,8 @@ void write_back(const at::Tensor& dst, const at::Tensor& written) {
   if (dst.defined() && !written.is_same(dst)) dst.copy_(written);
 }
 
-// Core: y (input-shaped), save_mean and save_invstd ([C] in training) allocated by the caller.
+// Core: y (input-shaped), save_mean and save_invstd ([C], the accumulation dtype) allocated by
+// the caller.
 void batch_norm_into(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias,
                      const at::Tensor& running_mean, const at::Tensor& running_var, bool training, double momentum,
                      double eps, at::ScalarType param, const at::Tensor& y, const at::Tensor& save_mean,
@@ -121,8 +123,8 @@ void batch_norm_into(const at::Tensor& input, const at::Tensor& weight, const at
   a.bias = ptr_or_null(b);
   a.running_mean = mutable_ptr_or_null(rm);
   a.running_var = mutable_ptr_or_null(rv);
-  a.save_mean = training ? save_mean.mutable_data_ptr() : nullptr;
-  a.save_invstd = training ? save_invstd.mutable_data_ptr() : nullptr;
+  a.save_mean = save_mean.mutable_data_ptr();
+  a.save_invstd = save_invstd.mutable_data_ptr();
   FOO_CALL_KERNEL(batch_norm_forward, stream_of(x), a);
   if (!target.is_same(y)) y.copy_(target);
   if (training) {
@@ -139,6 +141,22 @@ void check_forward(const char* op, const at::Tensor& input, const at::Tensor& ru
     TORCH_CHECK(running_mean.defined() && running_var.defined(), op,
                 ": running_mean and running_var must be defined in evaluation mode");
   }
+}
+
+// A saved statistic: [C] in the accumulation dtype (float32 for 16-bit inputs), as CUDA and ATen's
+// meta off the CPU, in evaluation too (the CPU: the parameters' dtype, 0 elements in evaluation;
+// docs/decisions.md). Returns the buffer the kernel writes: `t` itself, or when an out= tensor of
+// another floating dtype was given, a new one copied into it afterwards.
+at::Tensor saved_stat(at::Tensor& t, const at::Tensor& input) {
+  const auto options = input.options().dtype(at::toOpMathType(input.scalar_type()));
+  if (!t.defined()) {
+    t = at::empty({input.size(1)}, options);
+    return t;
+  }
+  TORCH_CHECK(at::isFloatingType(t.scalar_type()), "Expected out tensor to have a floating dtype, but got ", t.dtype(),
+              " instead");
+  at::native::resize_output(t, {input.size(1)});
+  return t.scalar_type() == options.dtype().toScalarType() ? t : at::empty({input.size(1)}, options);
 }
 
 // The outputs of a forward call: `out`-style tensors are resized, undefined ones allocated.
@@ -164,11 +182,10 @@ std::tuple<at::Tensor&, at::Tensor&, at::Tensor&> batch_norm_outputs(
   } else {
     out = at::empty_like(input, input.suggest_memory_format());
   }
-  const int64_t stats = training ? input.size(1) : 0;
-  prepare(save_mean, {stats}, input.options().dtype(param));
-  prepare(save_invstd, {stats}, input.options().dtype(param));
-  batch_norm_into(input, weight, bias, running_mean, running_var, training, momentum, eps, param, out, save_mean,
-                  save_invstd);
+  const at::Tensor mean = saved_stat(save_mean, input), invstd = saved_stat(save_invstd, input);
+  batch_norm_into(input, weight, bias, running_mean, running_var, training, momentum, eps, param, out, mean, invstd);
+  write_back(save_mean, mean);
+  write_back(save_invstd, invstd);
   return {out, save_mean, save_invstd};
 }
 
@@ -181,7 +198,8 @@ void batch_norm_backward_into(const at::Tensor& grad_out, const at::Tensor& inpu
   const at::Tensor x = viewable(input), dy = viewable(grad_out);
   const bool gi_ok = !grad_input.defined() || channel_view(grad_input).has_value();
   const at::Tensor gi = gi_ok ? grad_input : at::empty_like(x, x.suggest_memory_format());
-  const at::Tensor w = vector_of(weight), m = vector_of(mean), v = vector_of(invstd_or_var);
+  const auto acc = at::toOpMathType(x.scalar_type());
+  const at::Tensor w = vector_of(weight), m = mean.to(acc).contiguous(), v = invstd_or_var.to(acc).contiguous();
   foo::kernels::BatchNormBackwardArgs a{};
   a.dtype = kernel_dtype(x.scalar_type());
   a.param_dtype = kernel_dtype(param);
@@ -206,11 +224,11 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_backward_impl(
     const char* op, const at::Tensor& grad_out, const at::Tensor& input, const at::Tensor& weight,
     const at::Tensor& running_mean, const at::Tensor& running_var, const at::Tensor& save_mean,
     const at::Tensor& save_invstd, bool train, double eps, std::array<bool, 3> output_mask) {
-  // In evaluation the saved statistics are empty (the forward computed none) and unused.
-  const at::Tensor none;
-  const auto param = check_params(op, input, {&weight, &running_mean, &running_var, train ? &save_mean : &none,
-                                              train ? &save_invstd : &none},
-                                  {"weight", "running_mean", "running_var", "save_mean", "save_invstd"});
+  // In evaluation the saved statistics (the running ones, as CUDA returns them; 0 elements from
+  // the CPU) are unused: the running statistics are read. Saved statistics may come in the
+  // accumulation dtype (foo's and CUDA's forward) or the parameters' (the CPU's): both are widened.
+  const auto param = check_params(op, input, {&weight, &running_mean, &running_var},
+                                  {"weight", "running_mean", "running_var"});
   TORCH_CHECK(grad_out.scalar_type() == input.scalar_type(), op, ": expected grad_out of dtype ", input.scalar_type(),
               ", but got ", grad_out.scalar_type());
   TORCH_CHECK(grad_out.sizes() == input.sizes(), op, ": grad_out of shape ", grad_out.sizes(),
@@ -220,6 +238,10 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_backward_impl(
   TORCH_CHECK(mean.defined() && stat.defined(), op, ": ",
               train ? "save_mean and save_invstd" : "running_mean and running_var", " must be defined when train is ",
               train ? "true" : "false");
+  TORCH_CHECK(mean.numel() == input.size(1) && stat.numel() == input.size(1) && at::isFloatingType(mean.scalar_type()) &&
+                  at::isFloatingType(stat.scalar_type()),
+              op, ": expected save_mean and save_invstd of ", input.size(1), " floating elements, but got ",
+              mean.sizes(), " ", mean.scalar_type(), " and ", stat.sizes(), " ", stat.scalar_type());
   at::Tensor grad_input, grad_weight, grad_bias;
   if (output_mask[0]) grad_input = at::empty_like(input, input.suggest_memory_format());
   if (output_mask[1]) grad_weight = at::empty({input.size(1)}, input.options().dtype(param));

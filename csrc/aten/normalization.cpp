@@ -2,8 +2,9 @@
 // the row kernels).
 // Inputs are made contiguous (as the CPU kernels do) and seen as [rows, cols]: layer norm's rows
 // are the leading dims and cols the normalised ones; group norm's rows are (n, group) pairs and
-// cols the group's channels times HxW. Outputs, statistics shapes and dtypes follow the CPU:
-// mean/rstd have the input's dtype, or float32 for a 16-bit input with float32 weight and bias.
+// cols the group's channels times HxW. Outputs, statistics shapes and dtypes follow ATen's meta
+// (as CUDA): group norm's mean/rstd have the input's dtype, or float32 for a 16-bit input with
+// float32 weight and bias; layer and RMS norm's are float32 for 16-bit inputs.
 #include <limits>
 
 #include <ATen/ATen.h>
@@ -50,6 +51,13 @@ void* mutable_ptr_or_null(const at::Tensor& t) { return t.defined() ? t.mutable_
 
 at::Tensor contiguous_or_undefined(const std::optional<at::Tensor>& t) {
   return t.has_value() && t->defined() ? t->contiguous() : at::Tensor();
+}
+
+// A parameter in the row kernels' parameter dtype (a 16-bit one widened on the device), and a
+// gradient computed in that dtype narrowed back to its parameter's.
+at::Tensor widened(const at::Tensor& t, at::ScalarType dtype) { return t.defined() ? t.to(dtype) : t; }
+at::Tensor narrowed(const at::Tensor& grad, const at::Tensor& param) {
+  return grad.defined() && grad.scalar_type() != param.scalar_type() ? grad.to(param.scalar_type()) : grad;
 }
 
 struct RowShape {
@@ -125,19 +133,23 @@ void check_backward_shapes(const char* op, const at::Tensor& grad_out, const at:
 
 }  // namespace
 
+// Layer norm's mean/rstd are in the accumulation dtype (float32 for 16-bit inputs), as CUDA and
+// ATen's meta (the CPU: the input's dtype); the row kernels then take float32 parameters, so 16-bit
+// weight/bias are widened first and their gradients narrowed back (as for RMS norm below).
 std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm(const at::Tensor& input,
                                                                  at::IntArrayRef normalized_shape,
                                                                  const std::optional<at::Tensor>& weight_opt,
                                                                  const std::optional<at::Tensor>& bias_opt, double eps) {
   const at::Tensor weight = contiguous_or_undefined(weight_opt), bias = contiguous_or_undefined(bias_opt);
   const auto [M, N] = at::native::_check_layer_norm_inputs(input, normalized_shape, weight, bias);
-  const auto param = param_dtype("native_layer_norm", input, {&weight, &bias});
+  param_dtype("native_layer_norm", input, {&weight, &bias});
+  const auto acc = at::toOpMathType(input.scalar_type());
   const at::Tensor x = input.contiguous();
   at::Tensor y = at::empty(x.sizes(), x.options());
   const auto shape = stat_shape(input, static_cast<int64_t>(normalized_shape.size()));
-  at::Tensor mean = at::empty(shape, x.options().dtype(param));
-  at::Tensor rstd = at::empty(shape, x.options().dtype(param));
-  row_norm_into({M, N, 1, 1}, x, weight, bias, eps, /*rms=*/false, param, y, mean, rstd);
+  at::Tensor mean = at::empty(shape, x.options().dtype(acc));
+  at::Tensor rstd = at::empty(shape, x.options().dtype(acc));
+  row_norm_into({M, N, 1, 1}, x, widened(weight, acc), widened(bias, acc), eps, /*rms=*/false, acc, y, mean, rstd);
   return {y, mean, rstd};
 }
 
@@ -148,18 +160,21 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm_backward(
   const at::Tensor weight = contiguous_or_undefined(weight_opt), bias = contiguous_or_undefined(bias_opt);
   const auto [M, N] = at::native::_check_layer_norm_inputs(input, normalized_shape, weight, bias);
   const auto param = param_dtype("native_layer_norm_backward", input, {&weight, &bias});
+  const auto acc = at::toOpMathType(input.scalar_type());
   check_same_dtype("native_layer_norm_backward", "grad_out", grad_out, input.scalar_type());
-  check_same_dtype("native_layer_norm_backward", "mean", mean, param);
-  check_same_dtype("native_layer_norm_backward", "rstd", rstd, param);
+  // foo's forward gives mean/rstd in `acc`; the CPU's forward gives them in `param`: both are taken.
+  TORCH_CHECK((mean.scalar_type() == acc || mean.scalar_type() == param) && rstd.scalar_type() == mean.scalar_type(),
+              "native_layer_norm_backward: expected mean and rstd of dtype ", acc, ", but got ", mean.scalar_type(),
+              " and ", rstd.scalar_type());
   check_backward_shapes("native_layer_norm_backward", grad_out, input, {&mean, &rstd}, M);
   const at::Tensor x = input.contiguous(), dy = grad_out.contiguous();
   at::Tensor grad_input, grad_weight, grad_bias;
   if (output_mask[0]) grad_input = at::empty(x.sizes(), x.options());
-  if (output_mask[1] && weight.defined()) grad_weight = at::empty(weight.sizes(), weight.options());
-  if (output_mask[2] && bias.defined()) grad_bias = at::empty(bias.sizes(), bias.options());
-  row_norm_backward_into({M, N, 1, 1}, dy, x, mean.contiguous(), rstd.contiguous(), weight, /*rms=*/false, param,
-                         grad_input, grad_weight, grad_bias);
-  return {grad_input, grad_weight, grad_bias};
+  if (output_mask[1] && weight.defined()) grad_weight = at::empty(weight.sizes(), weight.options().dtype(acc));
+  if (output_mask[2] && bias.defined()) grad_bias = at::empty(bias.sizes(), bias.options().dtype(acc));
+  row_norm_backward_into({M, N, 1, 1}, dy, x, mean.to(acc).contiguous(), rstd.to(acc).contiguous(), widened(weight, acc),
+                         /*rms=*/false, acc, grad_input, grad_weight, grad_bias);
+  return {grad_input, narrowed(grad_weight, weight), narrowed(grad_bias, bias)};
 }
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor> native_group_norm(const at::Tensor& input,
@@ -229,8 +244,7 @@ std::tuple<at::Tensor, at::Tensor> fused_rms_norm(const at::Tensor& input, at::I
   const at::Tensor x = input.contiguous();
   at::Tensor y = at::empty(x.sizes(), x.options());
   at::Tensor rstd = at::empty(stat_shape(input, static_cast<int64_t>(normalized_shape.size())), x.options().dtype(acc));
-  const at::Tensor w = weight.defined() ? weight.to(acc) : weight;
-  row_norm_into({M, N, 1, 1}, x, w, at::Tensor(), eps_value, /*rms=*/true, acc, y, at::Tensor(), rstd);
+  row_norm_into({M, N, 1, 1}, x, widened(weight, acc), at::Tensor(), eps_value, /*rms=*/true, acc, y, at::Tensor(), rstd);
   return {y, rstd};
 }
 
@@ -245,16 +259,12 @@ std::tuple<at::Tensor, at::Tensor> fused_rms_norm_backward(const at::Tensor& gra
   check_same_dtype("_fused_rms_norm_backward", "rstd", rstd, acc);
   check_backward_shapes("_fused_rms_norm_backward", grad_out, input, {&rstd}, M);
   const at::Tensor x = input.contiguous(), dy = grad_out.contiguous();
-  const at::Tensor w = weight.defined() ? weight.to(acc) : weight;
   at::Tensor grad_input, grad_weight;
   if (output_mask[0]) grad_input = at::empty(x.sizes(), x.options());
   if (output_mask[1] && weight.defined()) grad_weight = at::empty(weight.sizes(), weight.options().dtype(acc));
-  row_norm_backward_into({M, N, 1, 1}, dy, x, at::Tensor(), rstd.contiguous(), w, /*rms=*/true, acc, grad_input,
-                         grad_weight, at::Tensor());
-  if (grad_weight.defined() && grad_weight.scalar_type() != weight.scalar_type()) {
-    grad_weight = grad_weight.to(weight.scalar_type());
-  }
-  return {grad_input, grad_weight};
+  row_norm_backward_into({M, N, 1, 1}, dy, x, at::Tensor(), rstd.contiguous(), widened(weight, acc), /*rms=*/true, acc,
+                         grad_input, grad_weight, at::Tensor());
+  return {grad_input, narrowed(grad_weight, weight)};
 }
 
 }  // namespace foo::native

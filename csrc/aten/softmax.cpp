@@ -9,7 +9,6 @@
 #include "aten/kernel_dtype.h"
 #include "aten/out_arg.h"
 #include "kernels/softmax.h"
-#include "kernels/softmax_small.h"
 #include "native/log_softmax_backward_data_out.h"
 #include "native/log_softmax_out.h"
 #include "native/softmax_backward_data_out.h"
@@ -39,13 +38,8 @@ void softmax_forward(const at::Tensor& self, int64_t dim, const at::Tensor& out,
   const at::Tensor in = self.contiguous();
   const Geometry g = geometry(in.sizes(), at::maybe_wrap_dim(dim, self.dim()));
   with_contiguous_output(out, [&](const at::Tensor& result) {
-    const auto stream = foo::runtime::current_native_stream(self.device().index());
-    const auto in_dtype = kernel_dtype(in.scalar_type()), out_dtype = kernel_dtype(out.scalar_type());
-    if (FOO_CALL_KERNEL(softmax_forward_small, stream, in.const_data_ptr(), result.mutable_data_ptr(), in_dtype,
-                        out_dtype, g.outer, g.dim, g.inner, log)) {
-      return;
-    }
-    FOO_CALL_KERNEL(softmax_forward, stream, in.const_data_ptr(), result.mutable_data_ptr(), in_dtype, out_dtype,
+    FOO_CALL_KERNEL(softmax_forward, foo::runtime::current_native_stream(self.device().index()), in.const_data_ptr(),
+                    result.mutable_data_ptr(), kernel_dtype(in.scalar_type()), kernel_dtype(out.scalar_type()),
                     g.outer, g.dim, g.inner, log);
   });
 }
@@ -60,14 +54,9 @@ void softmax_backward(const at::Tensor& grad_output, const at::Tensor& output, i
   const at::Tensor go = grad_output.contiguous(), y = output.contiguous();
   const Geometry g = geometry(go.sizes(), at::maybe_wrap_dim(dim, grad_output.dim()));
   with_contiguous_output(grad_input, [&](const at::Tensor& result) {
-    const auto stream = foo::runtime::current_native_stream(grad_output.device().index());
-    const auto grad_dtype = kernel_dtype(go.scalar_type()), grad_in_dtype = kernel_dtype(grad_input.scalar_type());
-    if (FOO_CALL_KERNEL(softmax_backward_small, stream, go.const_data_ptr(), y.const_data_ptr(),
-                        result.mutable_data_ptr(), grad_dtype, grad_in_dtype, g.outer, g.dim, g.inner, log)) {
-      return;
-    }
-    FOO_CALL_KERNEL(softmax_backward, stream, go.const_data_ptr(), y.const_data_ptr(), result.mutable_data_ptr(),
-                    grad_dtype, grad_in_dtype, g.outer, g.dim, g.inner, log);
+    FOO_CALL_KERNEL(softmax_backward, foo::runtime::current_native_stream(grad_output.device().index()),
+                    go.const_data_ptr(), y.const_data_ptr(), result.mutable_data_ptr(), kernel_dtype(go.scalar_type()),
+                    kernel_dtype(grad_input.scalar_type()), g.outer, g.dim, g.inner, log);
   });
 }
 

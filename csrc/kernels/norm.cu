@@ -296,8 +296,8 @@ struct BatchNormParams {
   const P* bias;
   P* running_mean;
   P* running_var;
-  P* save_mean;
-  P* save_invstd;
+  Acc* save_mean;  // the statistics in Acc, as CUDA (float32 for 16-bit data)
+  Acc* save_invstd;
 };
 
 template <typename T, typename P>
@@ -328,8 +328,8 @@ __global__ void batch_norm_forward_kernel(BatchNormParams<T, P> p) {
       const Acc unrounded_mean = mean;
       mean = static_cast<Acc>(cast<P>(mean));
       if (valid && threadIdx.y == 0) {
-        p.save_mean[ch] = cast<P>(mean);
-        p.save_invstd[ch] = cast<P>(invstd);
+        p.save_mean[ch] = mean;
+        p.save_invstd[ch] = invstd;
         if (p.running_mean != nullptr) {
           p.running_mean[ch] =
               cast<P>(p.momentum * unrounded_mean + (Acc(1) - p.momentum) * static_cast<Acc>(p.running_mean[ch]));
@@ -343,6 +343,11 @@ __global__ void batch_norm_forward_kernel(BatchNormParams<T, P> p) {
     } else {
       mean = valid ? static_cast<Acc>(p.running_mean[ch]) : Acc(0);
       invstd = valid ? inv_sqrt(static_cast<Acc>(p.running_var[ch]) + p.eps) : Acc(0);
+      // As CUDA: evaluation returns the statistics it normalised with (docs/decisions.md).
+      if (valid && threadIdx.y == 0) {
+        p.save_mean[ch] = mean;
+        p.save_invstd[ch] = invstd;
+      }
     }
     if (!valid) continue;
     // As the CPU: y = x * alpha + beta with alpha = invstd * w, beta = b - mean * alpha.
@@ -363,8 +368,8 @@ struct BatchNormBackwardParams {
   ChannelTensor<const T> grad_out, x;
   ChannelTensor<T> grad_input;  // data may be null
   const P* weight;
-  const P* mean;
-  const P* invstd_or_var;
+  const Acc* mean;  // in Acc (the host widens running statistics)
+  const Acc* invstd_or_var;
   P* grad_weight;
   P* grad_bias;
 };
@@ -381,8 +386,8 @@ __global__ void batch_norm_backward_kernel(BatchNormBackwardParams<T, P> p) {
     const bool valid = ch < p.c;
     Acc mean(0), invstd(0);
     if (valid) {
-      mean = static_cast<Acc>(p.mean[ch]);
-      invstd = p.training ? static_cast<Acc>(p.invstd_or_var[ch]) : inv_sqrt(static_cast<Acc>(p.invstd_or_var[ch]) + p.eps);
+      mean = p.mean[ch];
+      invstd = p.training ? p.invstd_or_var[ch] : inv_sqrt(p.invstd_or_var[ch] + p.eps);
     }
     Acc sum_dy(0), dot(0);
     if (need_sums) {
@@ -488,8 +493,8 @@ void batch_norm_forward(Stream stream, const BatchNormArgs& a) {
     p.bias = static_cast<const P*>(a.bias);
     p.running_mean = static_cast<P*>(a.running_mean);
     p.running_var = static_cast<P*>(a.running_var);
-    p.save_mean = static_cast<P*>(a.save_mean);
-    p.save_invstd = static_cast<P*>(a.save_invstd);
+    p.save_mean = static_cast<Acc*>(a.save_mean);
+    p.save_invstd = static_cast<Acc*>(a.save_invstd);
     const dim3 block = channel_block(a.x.sc, a.c);
     launch("native_batch_norm", batch_norm_forward_kernel<T, P>, capped_grid((a.c + block.x - 1) / block.x), block, 0,
            stream, p);
@@ -511,8 +516,8 @@ void batch_norm_backward(Stream stream, const BatchNormBackwardArgs& a) {
     p.x = channel_tensor<const T>(a.x);
     p.grad_input = channel_tensor<T>(a.grad_input);
     p.weight = static_cast<const P*>(a.weight);
-    p.mean = static_cast<const P*>(a.mean);
-    p.invstd_or_var = static_cast<const P*>(a.invstd_or_var);
+    p.mean = static_cast<const opmath_t<T>*>(a.mean);
+    p.invstd_or_var = static_cast<const opmath_t<T>*>(a.invstd_or_var);
     p.grad_weight = static_cast<P*>(a.grad_weight);
     p.grad_bias = static_cast<P*>(a.grad_bias);
     const dim3 block = channel_block(a.x.sc, a.c);

@@ -4,8 +4,9 @@
 //
 // Element types: `dtype` for the data (x, y and their gradients) and `param_dtype` for the
 // per-channel or per-row tensors (weight, bias, mean, rstd/invstd, running statistics): the same
-// dtype, or float32 with 16-bit data (the CPU's "mixed" case). Sums accumulate in float (double
-// for float64); variances are two-pass (the mean first, then the squared deviations).
+// dtype, or float32 with 16-bit data (the CPU's "mixed" case); batch norm's saved statistics are
+// in the accumulation dtype instead. Sums accumulate in float (double for float64); variances are
+// two-pass (the mean first, then the squared deviations).
 #include "kernels/dispatch.h"
 #include "kernels/dtype.h"
 
@@ -54,7 +55,8 @@ struct ChannelTensorRef {
 // Training: per-channel mean and biased variance over (n, s); save_mean and save_invstd
 // (1 / sqrt(var + eps)) written; running_mean/var (if not null) become
 // momentum * batch + (1 - momentum) * running, with the unbiased variance.
-// Evaluation: mean and invstd come from the running statistics, nothing is written but y.
+// Evaluation: mean and invstd come from the running statistics and are written to save_mean and
+// save_invstd (CUDA's convention); running_mean/var are left alone.
 // y = (x - mean) * invstd * weight + bias.
 struct BatchNormArgs {
   DType dtype, param_dtype;
@@ -66,8 +68,8 @@ struct BatchNormArgs {
   const void* bias;       // or null
   void* running_mean;     // or null
   void* running_var;      // or null
-  void* save_mean;        // training: written
-  void* save_invstd;      // training: written
+  void* save_mean;        // written, in the accumulation dtype (float32 for 16-bit data, as CUDA):
+  void* save_invstd;      // the batch statistics, or in evaluation the running ones
 };
 
 // Gradients of batch norm. Training: mean/invstd are the saved statistics and the batch
@@ -80,8 +82,8 @@ struct BatchNormBackwardArgs {
   double eps;
   ChannelTensorRef grad_out, x, grad_input;  // grad_input.data is written (or null)
   const void* weight;                        // or null
-  const void* mean;                          // save_mean (training) or running_mean
-  const void* invstd_or_var;                 // save_invstd (training) or running_var
+  const void* mean;                          // save_mean (training) or running_mean, both in the
+  const void* invstd_or_var;                 // accumulation dtype; save_invstd or running_var
   void* grad_weight;
   void* grad_bias;
 };

@@ -5,6 +5,7 @@ parity with the CPU), on the modules that run natively on foo (common.NATIVE_MOD
 import copy
 
 import torch
+from torch.nn.parameter import is_lazy
 from torch.testing._internal.common_device_type import instantiate_device_type_tests
 from torch.testing._internal.common_modules import TrainEvalMode, modules
 from torch.testing._internal.common_utils import freeze_rng_state
@@ -77,9 +78,17 @@ class TestModule(FooTestCase):
             with freeze_rng_state():
                 m_foo = module_info.module_cls(*args, **kwargs).to(device).to(dtype)
             m_foo.train(training)
+            if any(is_lazy(p) for p in m_foo.parameters()):  # Lazy*: materialise before copying
+                with torch.no_grad():
+                    m_foo(*module_input.forward_input.args, **module_input.forward_input.kwargs)
             m_cpu = copy.deepcopy(m_foo).to("cpu")
 
-            f_args, f_kwargs = module_input.forward_input.args, module_input.forward_input.kwargs
+            # Leaf copies on both sides: some module_inputs_funcs make inputs by ops on the device
+            # (KLDivLoss's log, GaussianNLLLoss's abs), whose .grad autograd would not keep.
+            f_args, f_kwargs = pytree.tree_map(
+                lambda t: t.detach().requires_grad_(t.requires_grad) if isinstance(t, torch.Tensor) else t,
+                (module_input.forward_input.args, module_input.forward_input.kwargs),
+            )
             cpu_args, cpu_kwargs = pytree.tree_map(
                 lambda t: t.detach().cpu().requires_grad_(t.requires_grad) if isinstance(t, torch.Tensor) else t,
                 (f_args, f_kwargs),

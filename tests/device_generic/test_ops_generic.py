@@ -106,11 +106,6 @@ class TestFakeTensor(FooTestCase):
         # NotImplementedError naming the op and dtype (docs/torch-foo-vs-cuda.md §11).
         [
             xfail("nn.functional.silu", "complex"),
-            # In evaluation foo returns 0-element save_mean/save_invstd, as the CPU does (tests/ops
-            # compares them with the CPU's); ATen's meta function predicts [C] for any non-CPU
-            # device, as CUDA returns. Which convention foo follows is open (reported to the lead).
-            xfail("native_batch_norm"),
-            xfail("_native_batch_norm_legit"),
         ]
     )
     def test_fake_matches_real(self, device, dtype, op):

@@ -336,8 +336,41 @@ def assert_same(actual, expected, what):
             fail(what, f"result {i} differs from the CPU:\n{err}")
 
 
-def check_against_cpu(call, sample, what, dtype):
-    """Run `call(sample)` on a CPU copy and on a foo copy; foo must match, natively.
+def _batch_norm_eval_as_cuda(cpu_sample, expected):
+    """In evaluation the CPU returns 0-element save_mean/save_invstd; foo, as CUDA (and ATen's
+    meta for non-CPU devices), returns running_mean and 1 / sqrt(running_var + eps)
+    (docs/decisions.md). Samples: (input, weight, bias, running_mean, running_var, training,
+    momentum, eps); without running statistics evaluation raises on every device."""
+    args = cpu_sample.args
+    if len(args) != 7 or args[4] or args[2] is None:
+        return expected
+    running_mean, running_var, eps = args[2], args[3], args[6]
+    invstd = (running_var.double() + eps).rsqrt().to(running_var.dtype)
+    return (expected[0], running_mean.detach().clone(), invstd.detach())
+
+
+def _layer_norm_stats_as_cuda(cpu_sample, expected):
+    """The CPU returns a 16-bit input's mean/rstd in its dtype (rounded); foo, as CUDA (and ATen's
+    meta), in float32. Samples: (input, normalized_shape, weight, bias, eps)."""
+    x, (shape, _, _, eps) = cpu_sample.input, cpu_sample.args
+    if x.dtype not in (torch.float16, torch.bfloat16):
+        return expected
+    dims = tuple(range(x.dim() - len(shape), x.dim()))
+    var, mean = torch.var_mean(x.detach().double(), dim=dims, correction=0, keepdim=True)
+    return (expected[0], mean.float(), (var + eps).rsqrt().float())
+
+
+# OpInfo name -> f(CPU sample, CPU result): the result foo must give where it follows CUDA, not the CPU.
+CUDA_CONVENTIONS = {
+    "native_batch_norm": _batch_norm_eval_as_cuda,
+    "_native_batch_norm_legit": _batch_norm_eval_as_cuda,
+    "native_layer_norm": _layer_norm_stats_as_cuda,
+}
+
+
+def check_against_cpu(call, sample, what, dtype, opinfo=None):
+    """Run `call(sample)` on a CPU copy and on a foo copy; foo must match, natively (or, for the
+    OpInfos in CUDA_CONVENTIONS, match the CPU's result rewritten to CUDA's convention).
 
     Where the CPU refuses the input (an in-place op whose result would broadcast, a view of a
     non-viewable layout), foo must refuse it too, without falling back to the CPU first.
@@ -356,6 +389,8 @@ def check_against_cpu(call, sample, what, dtype):
                 fail(what, f"raised only after falling back to the CPU: {fallbacks()}")
             return
         fail(what, f"the CPU raised {cpu_error!r}, foo did not")
+    if opinfo is not None and opinfo.name in CUDA_CONVENTIONS:
+        expected = CUDA_CONVENTIONS[opinfo.name](cpu, expected)
     with native(what, dtype):
         actual = call(foo)
     assert_same(sample.output_process_fn_grad(actual), sample.output_process_fn_grad(expected), what)

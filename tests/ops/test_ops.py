@@ -113,16 +113,16 @@ def test_manifest_entry_is_tested(entry):
 def test_values(key, dtype, sid):
     t = targets()[key]
     s = samples(key, dtype)[sid]
-    check_against_cpu(_call(t.opinfo), s, _what(key, dtype, "values", s), dtype)
+    check_against_cpu(_call(t.opinfo), s, _what(key, dtype, "values", s), dtype, t.opinfo)
 
 
 @pytest.mark.parametrize("key,dtype,sid", _params("noncontiguous", lambda t: t.dtypes, N_LAYOUT))
 def test_noncontiguous(key, dtype, sid):
     t = targets()[key]
     s = samples(key, dtype)[sid]
-    check_against_cpu(_call(t.opinfo), s.noncontiguous(), _what(key, dtype, "noncontiguous", s), dtype)
+    check_against_cpu(_call(t.opinfo), s.noncontiguous(), _what(key, dtype, "noncontiguous", s), dtype, t.opinfo)
     if has_2d_tensor(s):
-        check_against_cpu(_call(t.opinfo), transposed(s), _what(key, dtype, "transposed", s), dtype)
+        check_against_cpu(_call(t.opinfo), transposed(s), _what(key, dtype, "transposed", s), dtype, t.opinfo)
 
 
 @pytest.mark.parametrize("key,dtype,sid", _params("out", lambda t: t.dtypes, N_LAYOUT, lambda t: t.opinfo.supports_out))
@@ -143,7 +143,7 @@ def test_out(key, dtype, sid):
             assert all(r is o for r, o in zip(pytree.tree_leaves(result), pytree.tree_leaves(out))), "does not return its out"
             return result
 
-        check_against_cpu(call, s, _what(key, dtype, case, s), dtype)
+        check_against_cpu(call, s, _what(key, dtype, case, s), dtype, t.opinfo)
 
 
 @pytest.mark.parametrize("key,dtype,sid", _params("inplace", lambda t: t.dtypes, N_LAYOUT, lambda t: t.opinfo.inplace_variant))
