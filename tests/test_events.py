@@ -154,3 +154,16 @@ def test_device_synchronize_keeps_the_device(two_devices):
     torch.accelerator.synchronize()
     assert torch.accelerator.current_device_index() == 1
     assert_foo_equal(z.sum(), torch.tensor(32.0 * 32 * 32), device="foo:1")
+
+
+def test_event_and_stream_agree_on_completion():
+    # The marker completes the event and counts its stream past it under one lock: a
+    # synchronized event means a stream with nothing after it is idle, and vice versa.
+    stream = torch.foo.Stream()
+    for _ in range(300):
+        event = stream.record_event()
+        event.synchronize()
+        assert stream.query() is True
+        event = stream.record_event()
+        stream.synchronize()
+        assert event.query() is True

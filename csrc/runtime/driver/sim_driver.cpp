@@ -232,7 +232,7 @@ class SimDriver final : public Driver {
                         std::to_string(s->device()));
     SimStream* raw = s.get();  // the marker runs on raw's worker: raw is alive
     e->record([&](std::shared_ptr<SimRecord> rec) {
-      raw->enqueue([raw, rec] { rec->complete(raw->peek_error()); },
+      raw->enqueue([raw, rec] { rec->complete(raw->peek_error(), [raw] { raw->complete_running_task(); }); },
                    /*always_run=*/true);
     });
   }

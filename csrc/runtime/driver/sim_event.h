@@ -19,12 +19,17 @@ class SimRecord {
   explicit SimRecord(uint64_t seq) : seq(seq) {}
   const uint64_t seq;
 
-  // Called by the marker task on the recording stream's worker.
-  void complete(std::string stream_error) {
+  // Called by the marker task on the recording stream's worker;
+  // mark_stream_past runs under the record's lock (see
+  // SimStream::complete_running_task), so the event and its stream never
+  // disagree about whether the stream reached it.
+  template <class F>
+  void complete(std::string stream_error, F&& mark_stream_past) {
     {
       std::lock_guard<std::mutex> lk(mu_);
       time_ = std::chrono::steady_clock::now();
       error_ = std::move(stream_error);
+      mark_stream_past();
       done_ = true;
     }
     cv_.notify_all();

@@ -143,6 +143,7 @@ void SimStream::run() {
     const Ring* ring = ring_.load(std::memory_order_acquire);
     const Task task = ring->tasks[head & ring->mask];
     head_.store(++head, std::memory_order_release);  // the slot may be reused from here
+    running_ = head;
     const bool skip = !task.always_run && has_error_.load(std::memory_order_acquire);
     std::string failure;
     bool failed = false;
@@ -162,13 +163,22 @@ void SimStream::run() {
         has_error_.store(true, std::memory_order_release);
       }
     }
-    // Dekker with wait_until: completed_ then waiters_ here, waiters_ then completed_ there.
-    completed_.store(head, std::memory_order_seq_cst);
-    if (waiters_.load(std::memory_order_seq_cst) > 0) {
-      { std::lock_guard<std::mutex> lk(mu_); }
-      done_cv_.notify_all();
-    }
+    publish_completed(head);
   }
+}
+
+void SimStream::publish_completed(uint64_t count) {
+  // Dekker with wait_until: completed_ then waiters_ here, waiters_ then completed_ there.
+  completed_.store(count, std::memory_order_seq_cst);
+  if (waiters_.load(std::memory_order_seq_cst) > 0) {
+    { std::lock_guard<std::mutex> lk(mu_); }
+    done_cv_.notify_all();
+  }
+}
+
+void SimStream::complete_running_task() {
+  if (t_current != this) throw DriverError("foo sim: complete_running_task outside the stream's worker");
+  publish_completed(running_);
 }
 
 void SimStream::wait_until(uint64_t target) {

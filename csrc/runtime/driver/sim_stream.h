@@ -40,6 +40,11 @@ class SimStream {
   // Waits for queued work without consuming the error (used by free()).
   void wait_idle();
   std::string peek_error();  // "" if none; for event markers
+  // From inside a task on this stream's worker: counts the running task as
+  // complete now rather than after it returns. An event marker calls it under
+  // its record's lock, so whoever sees the event done sees the stream past
+  // it, and whoever sees the stream past it then finds the event done.
+  void complete_running_task();
 
   int device() const { return device_; }
   int priority() const { return priority_; }
@@ -57,6 +62,7 @@ class SimStream {
   // does. `spin`: poll for a while before sleeping (updated for next time).
   bool wait_for_work(uint64_t head, bool& spin);
   void wait_until(uint64_t target);
+  void publish_completed(uint64_t count);  // completed_ = count, waking waiters
   void throw_error(std::unique_lock<std::mutex>& lk);  // if any, and clear
 
   const int device_;
@@ -81,6 +87,7 @@ class SimStream {
   std::atomic<uint64_t> tail_{0};       // tasks ever queued; written under push_mu_
   alignas(64) std::atomic<uint64_t> head_{0};  // next task the worker runs; written by the worker
   std::atomic<uint64_t> completed_{0};  // tasks ever finished; written by the worker
+  uint64_t running_ = 0;  // the running task's number + 1; worker only
 
   // Sleeping and waking: the worker sleeps on work_cv_, waiters on done_cv_,
   // both under mu_; the flags tell the other side a notify is needed.
