@@ -50,7 +50,7 @@ struct KernelLaunch {
 void check_launch(const char* name, dim3 grid, dim3 block, size_t shared_bytes);
 // Queues the grid; from here the stream owns it (released even if queueing throws).
 void queue_grid(KernelLaunch* launch, void* stream);
-// The heap blocks of launches (launch.cpp recycles them: no malloc per launch in a steady loop).
+// The heap blocks of launches (plain new/delete: recycling them measured no gain, performance.md).
 void* allocate_launch(size_t bytes);
 void free_launch(void* block, size_t bytes) noexcept;
 
