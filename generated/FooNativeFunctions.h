@@ -78,6 +78,7 @@
 #include "native/linalg_vector_norm_out.h"
 #include "native/norm_out.h"
 #include "native/norm_dtype_out.h"
+#include "native/glu_backward_out.h"
 #include "native/pow_scalar_out.h"
 #include "native/rsub_tensor.h"
 #include "native/where_self_out.h"
