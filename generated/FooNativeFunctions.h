@@ -79,6 +79,8 @@
 #include "native/norm_out.h"
 #include "native/norm_dtype_out.h"
 #include "native/glu_backward_out.h"
+#include "native/_prelu_kernel.h"
+#include "native/_prelu_kernel_backward.h"
 #include "native/pow_scalar_out.h"
 #include "native/rsub_tensor.h"
 #include "native/where_self_out.h"
