@@ -149,8 +149,10 @@ def _functor(k: Kernel, i: int, case: Case) -> _Functor:
 def _scalar_members(k: Kernel) -> list[dict]:
     out = []
     for i, s in enumerate(k.pointwise.scalars):
-        value = f"args.scalars[{i}].as<M>()" if s.conversion == "compute" else f"static_cast<M>(args.scalars[{i}].as<T>())"
-        out.append({"name": s.name, "init": value, "optional": s.optional, "index": i})
+        value = {"compute": f"args.scalars[{i}].as<M>()", "element": f"static_cast<M>(args.scalars[{i}].as<T>())",
+                 "int64": f"args.scalars[{i}].as<int64_t>()"}[s.conversion]
+        out.append({"name": s.name, "type": "int64_t" if s.conversion == "int64" else "M", "init": value,
+                    "optional": s.optional, "index": i})
     return out
 
 
@@ -187,7 +189,7 @@ def _body(k: Kernel, iter_expr: str, manifest: str) -> list[str]:
         lines.append(f'  check_kernel_dtype("{pw.op_name}", dtype, {dtype_mask(case.dtypes)});')
         lines.append(f"  args.formula = {i};")
         for j, s in enumerate(pw.scalars):
-            conv = "opmath_dtype(dtype)" if s.conversion == "compute" else "dtype"
+            conv = {"compute": "opmath_dtype(dtype)", "element": "dtype", "int64": "at::kLong"}[s.conversion]
             lines.append(f"  set_scalar(args, {j}, {s.name}, {conv});")
         inputs = ", ".join(_dtype_expr(o.dtype) for o in case.inputs)
         lines.append(

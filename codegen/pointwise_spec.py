@@ -25,8 +25,9 @@ DTYPE_GROUPS = {
 # Keys of a per-dtype formula mapping, most specific first (a dtype name wins over its group).
 FORMULA_GROUPS = ("bool", "integral", "floating", "default")
 # How a Scalar argument reaches the formula: converted to the compute type (opmath: float for
-# 16-bit floats), or to the element type first (as CPU kernels that call scalar.to<scalar_t>()).
-SCALAR_CONVERSIONS = ("compute", "element")
+# 16-bit floats), or to the element type first (as CPU kernels that call scalar.to<scalar_t>()),
+# or, for an `int` argument, as the int64_t itself (round.decimals: the count, not a value).
+SCALAR_CONVERSIONS = ("compute", "element", "int64")
 # at::TensorIterator builders for ops without a structured meta function (`iterator:`), and
 # `manual`: the entry's kernel (csrc/aten) builds the iterator and calls the generated launcher.
 ITERATORS = ("unary_op", "unary_float_op", "binary_op", "binary_float_op", "comparison_op", "no_promotion", "manual")
@@ -205,7 +206,7 @@ def parse_pointwise(d, line: int) -> Pointwise:
         raise SpecError(d.key_lines["output"], f"unknown output dtype {output!r}", "write e.g. 'output: bool'")
     scalars = d.get("scalars", {})
     if not isinstance(scalars, dict) or not all(v in SCALAR_CONVERSIONS for v in scalars.values()):
-        raise SpecError(d.key_lines.get("scalars", d.line), f"'scalars' must map argument names to compute or element, got {scalars!r}",
+        raise SpecError(d.key_lines.get("scalars", d.line), f"'scalars' must map argument names to compute, element or int64, got {scalars!r}",
                         "write e.g. 'scalars: {value: element}' (default: compute)")
     iterator = d.get("iterator", "")
     if iterator and iterator not in ITERATORS:

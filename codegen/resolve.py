@@ -47,7 +47,7 @@ class Scalar:
     """A non-tensor argument the formula reads: converted on the host, passed in PointwiseArgs."""
 
     name: str
-    conversion: str  # compute | element
+    conversion: str  # compute | element | int64
     optional: bool
 
 
@@ -270,6 +270,11 @@ def _pointwise(e: AtenEntry, f: NativeFunction, group: NativeFunctionsGroup | No
         if name not in dict(scalar_args):
             error(spec.line_of("scalars"), f"'{name}' is not a scalar argument of the formula",
                   did_you_mean(name, [n for n, _ in scalar_args] or arg_names, "scalar arguments: " + (", ".join(n for n, _ in scalar_args) or "none")))
+    int_args = {a.name for a in args if a.type in (BaseType(BaseTy.int), OptionalType(BaseType(BaseTy.int)))}
+    for name, conversion in conversions.items():
+        if conversion == "int64" and name not in int_args:
+            error(spec.line_of("scalars"), f"'{name}' is not an int argument: only those can be int64",
+                  "use compute or element")
     if len(scalar_args) > MAX_SCALARS:
         error(line, f"the formula reads {len(scalar_args)} scalars, more than {MAX_SCALARS}", "raise kMaxPointwiseScalars (kernels/pointwise.h)")
     for c in cases:

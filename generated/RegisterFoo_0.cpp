@@ -20,6 +20,9 @@
 #include "native/tril_out.h"
 #include "native/any_all_out.h"
 #include "native/any_dims_out.h"
+#include "native/multi_margin_loss_out.h"
+#include "native/multilabel_margin_loss_forward_out.h"
+#include "native/cdist_forward.h"
 #include "native/binary_cross_entropy_out.h"
 #include "native/log_sigmoid_forward_out.h"
 #include "native/foreach_add_scalar_.h"
@@ -844,6 +847,56 @@ at::Tensor wrapper_any_dims(const at::Tensor & self, at::OptionalIntArrayRef dim
   return at::wrapper_PrivateUse1_any_dims(self, dim, keepdim);
 }
 
+at::Tensor & wrapper_multi_margin_loss_out(const at::Tensor & self, const at::Tensor & target, const at::Scalar & p, const at::Scalar & margin, const ::std::optional<at::Tensor> & weight, int64_t reduction, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::multi_margin_loss.out", "self", self, common_device_, false);
+  check_device("aten::multi_margin_loss.out", "target", target, common_device_, false);
+  check_device("aten::multi_margin_loss.out", "weight", weight, common_device_, false);
+  check_device("aten::multi_margin_loss.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::multi_margin_loss_out(self, target, p, margin, weight, reduction, out);
+}
+
+at::Tensor wrapper_multi_margin_loss(const at::Tensor & self, const at::Tensor & target, const at::Scalar & p, const at::Scalar & margin, const ::std::optional<at::Tensor> & weight, int64_t reduction) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::multi_margin_loss", "self", self, common_device_, false);
+  check_device("aten::multi_margin_loss", "target", target, common_device_, false);
+  check_device("aten::multi_margin_loss", "weight", weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::multi_margin_loss_out(self, target, p, margin, weight, reduction, out);
+  return out;
+}
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_multilabel_margin_loss_forward_output(const at::Tensor & self, const at::Tensor & target, int64_t reduction, at::Tensor & output, at::Tensor & is_target) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::multilabel_margin_loss_forward.output", "self", self, common_device_, false);
+  check_device("aten::multilabel_margin_loss_forward.output", "target", target, common_device_, false);
+  check_device("aten::multilabel_margin_loss_forward.output", "output", output, common_device_, false);
+  check_device("aten::multilabel_margin_loss_forward.output", "is_target", is_target, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::multilabel_margin_loss_forward_out(self, target, reduction, output, is_target);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_multilabel_margin_loss_forward(const at::Tensor & self, const at::Tensor & target, int64_t reduction) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::multilabel_margin_loss_forward", "self", self, common_device_, false);
+  check_device("aten::multilabel_margin_loss_forward", "target", target, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor output;  // undefined: the out kernel allocates it
+  at::Tensor is_target;  // undefined: the out kernel allocates it
+  foo::native::multilabel_margin_loss_forward_out(self, target, reduction, output, is_target);
+  return ::std::tuple<at::Tensor,at::Tensor>(output, is_target);
+}
+
+at::Tensor wrapper__cdist_forward(const at::Tensor & x1, const at::Tensor & x2, double p, ::std::optional<int64_t> compute_mode) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_cdist_forward", "x1", x1, common_device_, false);
+  check_device("aten::_cdist_forward", "x2", x2, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::cdist_forward(x1, x2, p, compute_mode);
+}
+
 at::Tensor & wrapper_binary_cross_entropy_out(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::binary_cross_entropy.out", "self", self, common_device_, false);
@@ -933,6 +986,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("any", TORCH_FN(wrapper_any));
   m.impl("any.dims_out", TORCH_FN(wrapper_any_dims_out));
   m.impl("any.dims", TORCH_FN(wrapper_any_dims));
+  m.impl("multi_margin_loss.out", TORCH_FN(wrapper_multi_margin_loss_out));
+  m.impl("multi_margin_loss", TORCH_FN(wrapper_multi_margin_loss));
+  m.impl("multilabel_margin_loss_forward.output", TORCH_FN(wrapper_multilabel_margin_loss_forward_output));
+  m.impl("multilabel_margin_loss_forward", TORCH_FN(wrapper_multilabel_margin_loss_forward));
+  m.impl("_cdist_forward", TORCH_FN(wrapper__cdist_forward));
   m.impl("binary_cross_entropy.out", TORCH_FN(wrapper_binary_cross_entropy_out));
   m.impl("binary_cross_entropy", TORCH_FN(wrapper_binary_cross_entropy));
   m.impl("log_sigmoid_forward.output", TORCH_FN(wrapper_log_sigmoid_forward_output));

@@ -14,6 +14,7 @@
 #include "native/addmv_out.h"
 #include "native/min_dim_out.h"
 #include "native/argmax_out.h"
+#include "native/prod_int_out.h"
 #include "native/where_self_out.h"
 #include "native/native_layer_norm.h"
 #include "native/native_batch_norm_backward.h"
@@ -363,6 +364,98 @@ at::Tensor wrapper_PrivateUse1_argmax(const at::Tensor & self, ::std::optional<i
 structured_argmax_out_functional op;
 op.meta(self, dim, keepdim);
 op.impl(self, dim, keepdim, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_prod_int_out_out final : public ::foo::native::structured_prod_int_out {
+    structured_prod_int_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_prod_out_int_out(const at::Tensor & self, int64_t dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+structured_prod_int_out_out op(out);
+op.meta(self, dim, keepdim, dtype);
+op.impl(self, dim, keepdim, dtype, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_prod_int_out_functional final : public ::foo::native::structured_prod_int_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_prod_dim_int(const at::Tensor & self, int64_t dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
+structured_prod_int_out_functional op;
+op.meta(self, dim, keepdim, dtype);
+op.impl(self, dim, keepdim, dtype, op.outputs_[0]);
 return std::move(op.outputs_[0]);
 }
 
@@ -909,6 +1002,21 @@ at::Tensor wrapper_argmax(const at::Tensor & self, ::std::optional<int64_t> dim,
   return at::wrapper_PrivateUse1_argmax(self, dim, keepdim);
 }
 
+at::Tensor & wrapper_prod_int_out(const at::Tensor & self, int64_t dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::prod.int_out", "self", self, common_device_, false);
+  check_device("aten::prod.int_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_prod_out_int_out(self, dim, keepdim, dtype, out);
+}
+
+at::Tensor wrapper_prod_dim_int(const at::Tensor & self, int64_t dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::prod.dim_int", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_prod_dim_int(self, dim, keepdim, dtype);
+}
+
 at::Tensor & wrapper_where_self_out(const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::where.self_out", "condition", condition, common_device_, false);
@@ -1110,6 +1218,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("min.dim", TORCH_FN(wrapper_min_dim));
   m.impl("argmax.out", TORCH_FN(wrapper_argmax_out));
   m.impl("argmax", TORCH_FN(wrapper_argmax));
+  m.impl("prod.int_out", TORCH_FN(wrapper_prod_int_out));
+  m.impl("prod.dim_int", TORCH_FN(wrapper_prod_dim_int));
   m.impl("where.self_out", TORCH_FN(wrapper_where_self_out));
   m.impl("where.self", TORCH_FN(wrapper_where_self));
   m.impl("native_layer_norm", TORCH_FN(wrapper_native_layer_norm));

@@ -17,9 +17,11 @@
 #include "native/tril_indices.h"
 #include "native/sort_stable_out.h"
 #include "native/all_all_out.h"
+#include "native/cdist_backward.h"
 #include "native/foreach_mul_list_.h"
 #include "native/foreach_sqrt.h"
 #include "native/foreach_norm.h"
+#include "native/fused_adagrad_.h"
 #include "native/fused_sdp_choice.h"
 #include "native/scaled_dot_product_fused_attention_overrideable_backward.h"
 #include "FooStructured.h"
@@ -1136,6 +1138,16 @@ at::Tensor wrapper_all(const at::Tensor & self) {
   return at::wrapper_PrivateUse1_all(self);
 }
 
+at::Tensor wrapper__cdist_backward(const at::Tensor & grad, const at::Tensor & x1, const at::Tensor & x2, double p, const at::Tensor & cdist) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_cdist_backward", "grad", grad, common_device_, false);
+  check_device("aten::_cdist_backward", "x1", x1, common_device_, false);
+  check_device("aten::_cdist_backward", "x2", x2, common_device_, false);
+  check_device("aten::_cdist_backward", "cdist", cdist, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::cdist_backward(grad, x1, x2, p, cdist);
+}
+
 void wrapper__foreach_mul__List(at::TensorList self, at::TensorList other) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_foreach_mul_.List", "self", self, common_device_, false);
@@ -1156,6 +1168,18 @@ void wrapper__foreach_mul__List(at::TensorList self, at::TensorList other) {
   check_device("aten::_foreach_norm.Scalar", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
   return foo::native::foreach_norm(self, ord, dtype);
+}
+
+void wrapper__fused_adagrad_(at::TensorList self, at::TensorList grads, at::TensorList state_sums, at::TensorList state_steps, double lr, double lr_decay, double weight_decay, double eps, bool maximize, const ::std::optional<at::Tensor> & grad_scale, const ::std::optional<at::Tensor> & found_inf) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_fused_adagrad_", "self", self, common_device_, false);
+  check_device("aten::_fused_adagrad_", "grads", grads, common_device_, false);
+  check_device("aten::_fused_adagrad_", "state_sums", state_sums, common_device_, false);
+  check_device("aten::_fused_adagrad_", "state_steps", state_steps, common_device_, false);
+  check_device("aten::_fused_adagrad_", "grad_scale", grad_scale, common_device_, false);
+  check_device("aten::_fused_adagrad_", "found_inf", found_inf, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::fused_adagrad_(self, grads, state_sums, state_steps, lr, lr_decay, weight_decay, eps, maximize, grad_scale, found_inf);
 }
 
 int64_t wrapper__fused_sdp_choice(const at::Tensor & query, const at::Tensor & key, const at::Tensor & value, const ::std::optional<at::Tensor> & attn_mask, double dropout_p, bool is_causal, ::std::optional<double> scale, bool enable_gqa) {
@@ -1212,9 +1236,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("sort.stable", TORCH_FN(wrapper_sort_stable));
   m.impl("all.all_out", TORCH_FN(wrapper_all_all_out));
   m.impl("all", TORCH_FN(wrapper_all));
+  m.impl("_cdist_backward", TORCH_FN(wrapper__cdist_backward));
   m.impl("_foreach_mul_.List", TORCH_FN(wrapper__foreach_mul__List));
   m.impl("_foreach_sqrt", TORCH_FN(wrapper__foreach_sqrt));
   m.impl("_foreach_norm.Scalar", TORCH_FN(wrapper__foreach_norm_Scalar));
+  m.impl("_fused_adagrad_", TORCH_FN(wrapper__fused_adagrad_));
   m.impl("_fused_sdp_choice", TORCH_FN(wrapper__fused_sdp_choice));
   m.impl("_scaled_dot_product_fused_attention_overrideable_backward", TORCH_FN(wrapper__scaled_dot_product_fused_attention_overrideable_backward));
 }

@@ -28,11 +28,13 @@
 #include "native/topk_out.h"
 #include "native/all_dims_out.h"
 #include "native/mse_loss_backward_out.h"
+#include "native/multi_margin_loss_backward_out.h"
 #include "native/foreach_add_scalar.h"
 #include "native/foreach_add_list_.h"
 #include "native/foreach_sub_list_.h"
 #include "native/foreach_div_scalar_.h"
 #include "native/foreach_zero_.h"
+#include "native/fused_sgd_.h"
 #include "native/thnn_fused_lstm_cell.h"
 #include "FooStructured.h"
 
@@ -1531,6 +1533,29 @@ at::Tensor wrapper_mse_loss_backward(const at::Tensor & grad_output, const at::T
   return grad_input;
 }
 
+at::Tensor & wrapper_multi_margin_loss_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const at::Scalar & p, const at::Scalar & margin, const ::std::optional<at::Tensor> & weight, int64_t reduction, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::multi_margin_loss_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::multi_margin_loss_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::multi_margin_loss_backward.grad_input", "target", target, common_device_, false);
+  check_device("aten::multi_margin_loss_backward.grad_input", "weight", weight, common_device_, false);
+  check_device("aten::multi_margin_loss_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::multi_margin_loss_backward_out(grad_output, self, target, p, margin, weight, reduction, grad_input);
+}
+
+at::Tensor wrapper_multi_margin_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const at::Scalar & p, const at::Scalar & margin, const ::std::optional<at::Tensor> & weight, int64_t reduction) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::multi_margin_loss_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::multi_margin_loss_backward", "self", self, common_device_, false);
+  check_device("aten::multi_margin_loss_backward", "target", target, common_device_, false);
+  check_device("aten::multi_margin_loss_backward", "weight", weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::multi_margin_loss_backward_out(grad_output, self, target, p, margin, weight, reduction, grad_input);
+  return grad_input;
+}
+
 ::std::vector<at::Tensor> wrapper__foreach_add_Scalar(at::TensorList self, const at::Scalar & scalar) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_foreach_add.Scalar", "self", self, common_device_, false);
@@ -1566,6 +1591,17 @@ void wrapper__foreach_zero_(at::TensorList self) {
   check_device("aten::_foreach_zero_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
   return foo::native::foreach_zero_(self);
+}
+
+void wrapper__fused_sgd_(at::TensorList self, at::TensorList grads, at::TensorList momentum_buffer_list, double weight_decay, double momentum, double lr, double dampening, bool nesterov, bool maximize, bool is_first_step, const ::std::optional<at::Tensor> & grad_scale, const ::std::optional<at::Tensor> & found_inf) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_fused_sgd_", "self", self, common_device_, false);
+  check_device("aten::_fused_sgd_", "grads", grads, common_device_, false);
+  check_device("aten::_fused_sgd_", "momentum_buffer_list", momentum_buffer_list, common_device_, false);
+  check_device("aten::_fused_sgd_", "grad_scale", grad_scale, common_device_, false);
+  check_device("aten::_fused_sgd_", "found_inf", found_inf, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::fused_sgd_(self, grads, momentum_buffer_list, weight_decay, momentum, lr, dampening, nesterov, maximize, is_first_step, grad_scale, found_inf);
 }
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper__thnn_fused_lstm_cell(const at::Tensor & input_gates, const at::Tensor & hidden_gates, const at::Tensor & cx, const ::std::optional<at::Tensor> & input_bias, const ::std::optional<at::Tensor> & hidden_bias) {
@@ -1622,10 +1658,13 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("all.dims", TORCH_FN(wrapper_all_dims));
   m.impl("mse_loss_backward.grad_input", TORCH_FN(wrapper_mse_loss_backward_grad_input));
   m.impl("mse_loss_backward", TORCH_FN(wrapper_mse_loss_backward));
+  m.impl("multi_margin_loss_backward.grad_input", TORCH_FN(wrapper_multi_margin_loss_backward_grad_input));
+  m.impl("multi_margin_loss_backward", TORCH_FN(wrapper_multi_margin_loss_backward));
   m.impl("_foreach_add.Scalar", TORCH_FN(wrapper__foreach_add_Scalar));
   m.impl("_foreach_add_.List", TORCH_FN(wrapper__foreach_add__List));
   m.impl("_foreach_sub_.List", TORCH_FN(wrapper__foreach_sub__List));
   m.impl("_foreach_div_.Scalar", TORCH_FN(wrapper__foreach_div__Scalar));
   m.impl("_foreach_zero_", TORCH_FN(wrapper__foreach_zero_));
+  m.impl("_fused_sgd_", TORCH_FN(wrapper__fused_sgd_));
   m.impl("_thnn_fused_lstm_cell", TORCH_FN(wrapper__thnn_fused_lstm_cell));
 }

@@ -13,6 +13,7 @@
 #include "native/amp_non_finite_check_and_unscale_.h"
 #include "native/arange_out.h"
 #include "native/nll_loss2d_backward_out.h"
+#include "native/prod_out.h"
 #include "native/_prelu_kernel.h"
 #include "native/convolution_overrideable.h"
 #include "native/convolution_backward_overrideable.h"
@@ -23,6 +24,7 @@
 #include "native/masked_scatter_.h"
 #include "native/roll.h"
 #include "native/huber_loss_backward_out.h"
+#include "native/multilabel_margin_loss_backward_out.h"
 #include "native/binary_cross_entropy_backward_out.h"
 #include "native/native_dropout_backward.h"
 #include "native/foreach_sub_scalar_.h"
@@ -316,6 +318,23 @@ at::Tensor wrapper_nll_loss2d_backward(const at::Tensor & grad_output, const at:
   return grad_input;
 }
 
+at::Tensor & wrapper_prod_out(const at::Tensor & self, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::prod.out", "self", self, common_device_, false);
+  check_device("aten::prod.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::prod_out(self, dtype, out);
+}
+
+at::Tensor wrapper_prod(const at::Tensor & self, ::std::optional<at::ScalarType> dtype) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::prod", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::prod_out(self, dtype, out);
+  return out;
+}
+
 at::Tensor wrapper__prelu_kernel(const at::Tensor & self, const at::Tensor & weight) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_prelu_kernel", "self", self, common_device_, false);
@@ -428,6 +447,29 @@ at::Tensor wrapper_huber_loss_backward(const at::Tensor & grad_output, const at:
   return grad_input;
 }
 
+at::Tensor & wrapper_multilabel_margin_loss_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor & is_target, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::multilabel_margin_loss_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::multilabel_margin_loss_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::multilabel_margin_loss_backward.grad_input", "target", target, common_device_, false);
+  check_device("aten::multilabel_margin_loss_backward.grad_input", "is_target", is_target, common_device_, false);
+  check_device("aten::multilabel_margin_loss_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::multilabel_margin_loss_backward_out(grad_output, self, target, reduction, is_target, grad_input);
+}
+
+at::Tensor wrapper_multilabel_margin_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor & is_target) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::multilabel_margin_loss_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::multilabel_margin_loss_backward", "self", self, common_device_, false);
+  check_device("aten::multilabel_margin_loss_backward", "target", target, common_device_, false);
+  check_device("aten::multilabel_margin_loss_backward", "is_target", is_target, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::multilabel_margin_loss_backward_out(grad_output, self, target, reduction, is_target, grad_input);
+  return grad_input;
+}
+
 at::Tensor & wrapper_binary_cross_entropy_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, at::Tensor & grad_input) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::binary_cross_entropy_backward.grad_input", "grad_output", grad_output, common_device_, false);
@@ -504,6 +546,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("arange.start_out", TORCH_FN(wrapper_arange_start_out));
   m.impl("nll_loss2d_backward.grad_input", TORCH_FN(wrapper_nll_loss2d_backward_grad_input));
   m.impl("nll_loss2d_backward", TORCH_FN(wrapper_nll_loss2d_backward));
+  m.impl("prod.out", TORCH_FN(wrapper_prod_out));
+  m.impl("prod", TORCH_FN(wrapper_prod));
   m.impl("_prelu_kernel", TORCH_FN(wrapper__prelu_kernel));
   m.impl("convolution_overrideable", TORCH_FN(wrapper_convolution_overrideable));
   m.impl("convolution_backward_overrideable", TORCH_FN(wrapper_convolution_backward_overrideable));
@@ -517,6 +561,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("roll", TORCH_FN(wrapper_roll));
   m.impl("huber_loss_backward.out", TORCH_FN(wrapper_huber_loss_backward_out));
   m.impl("huber_loss_backward", TORCH_FN(wrapper_huber_loss_backward));
+  m.impl("multilabel_margin_loss_backward.grad_input", TORCH_FN(wrapper_multilabel_margin_loss_backward_grad_input));
+  m.impl("multilabel_margin_loss_backward", TORCH_FN(wrapper_multilabel_margin_loss_backward));
   m.impl("binary_cross_entropy_backward.grad_input", TORCH_FN(wrapper_binary_cross_entropy_backward_grad_input));
   m.impl("binary_cross_entropy_backward", TORCH_FN(wrapper_binary_cross_entropy_backward));
   m.impl("native_dropout_backward", TORCH_FN(wrapper_native_dropout_backward));

@@ -14,6 +14,12 @@ from torch import nn
 import torch_foo
 
 
+@pytest.fixture(autouse=True)
+def tiled_gemm(monkeypatch):
+    """Pins the convolutions' tiled GEMM kernel (what cuda runs) on sim, as tests/test_gemm.py does."""
+    monkeypatch.setenv("TORCH_FOO_SIM_TILED_GEMM", "1")
+
+
 def _foo(t):
     return t.detach().to("foo").requires_grad_(t.requires_grad)
 

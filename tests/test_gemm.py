@@ -19,6 +19,14 @@ TOL = {
 GEMM_OPS = ("mm", "bmm", "addmm", "addmv", "dot")
 
 
+@pytest.fixture(autouse=True)
+def tiled_gemm(monkeypatch):
+    """Sim runs products above the small path with a barrier-free panel kernel (gemm_tile.cuh);
+    these tests pin the tiled kernel cuda runs, so its barriers, shared memory and tile edges are
+    checked on sim. test_panel_products_match_tiled checks the panel kernel against it."""
+    monkeypatch.setenv("TORCH_FOO_SIM_TILED_GEMM", "1")
+
+
 def randn(*shape, dtype=torch.float32):
     return torch.randn(shape, dtype=torch.float64).to(dtype)
 
@@ -190,3 +198,24 @@ def test_integer_products_exact(dtype):
     assert torch.equal(torch.dot(v.to("foo"), w.to("foo")).cpu(), torch.dot(v, w))
     mat = randint(40, 300, dtype=dtype)
     assert torch.equal(torch.mv(mat.to("foo"), v.to("foo")).cpu(), torch.mv(mat, v))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16])
+def test_panel_products_match_tiled(monkeypatch, dtype):
+    """The sim's panel kernel sums each element's products in the tiled kernel's order: the same
+    bits, across panel and tile edges, transposed operands, batches, beta and a convolution."""
+    torch.manual_seed(3)
+    a, b, c = randn(70, 45, dtype=dtype), randn(45, 83, dtype=dtype), randn(70, 83, dtype=dtype)
+    ba, bb = randn(3, 33, 20, dtype=dtype), randn(3, 40, 20, dtype=dtype)
+    img, w = randn(2, 3, 12, 12, dtype=dtype), randn(8, 3, 3, 3, dtype=dtype)
+    cases = (lambda d: d(a) @ d(b), lambda d: d(b).t() @ d(a).t(),
+             lambda d: torch.addmm(d(c), d(a), d(b), beta=0.5, alpha=2.0),
+             lambda d: torch.bmm(d(ba), d(bb).transpose(1, 2)),
+             lambda d: F.conv2d(d(img), d(w), padding=1))
+    for i, case in enumerate(cases):
+        monkeypatch.setenv("TORCH_FOO_SIM_TILED_GEMM", "1")
+        tiled = case(lambda t: t.to("foo")).cpu()
+        monkeypatch.setenv("TORCH_FOO_SIM_TILED_GEMM", "0")
+        panel = case(lambda t: t.to("foo"))
+        assert panel.device.type == "foo" and panel.dtype == dtype
+        assert torch.equal(panel.cpu(), tiled), i

@@ -109,3 +109,38 @@ def test_native_dropout_backward_matches_cpu(dtype):
     actual = _native(lambda: torch.ops.aten.native_dropout_backward(grad.to("foo"), mask.to("foo"), 1 / 0.7))
     assert actual.device.type == "foo" and actual.dtype == dtype
     torch.testing.assert_close(actual.cpu(), expected, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("p", [1, 2])
+def test_multi_margin_loss_weights_and_reductions(p, reduction):
+    g = torch.Generator().manual_seed(p)
+    x, target = torch.randn(6, 5, generator=g), torch.randint(0, 5, (6,), generator=g)
+    weight = torch.rand(5, generator=g) + 0.5
+    for w in (None, weight):
+        _check_native(lambda a, t, w=w: F.multi_margin_loss(a, t, p=p, margin=0.7, weight=w.to(a.device) if w is not None else None,
+                                                               reduction=reduction).sum(), x, target)
+
+
+def test_multi_margin_loss_target_out_of_range_raises_the_cpu_error():
+    x, target = torch.randn(3, 4), torch.tensor([0, 4, 1])
+    with pytest.raises(RuntimeError, match="target out of range"):
+        F.multi_margin_loss(x, target)
+    with pytest.raises(RuntimeError, match="target out of range"):
+        F.multi_margin_loss(x.to("foo"), target.to("foo"))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_multilabel_margin_loss_rows_ending_early(reduction):
+    # Rows of target classes end at the first -1 (row 1 has none); a 1-d input is one sample.
+    x = torch.randn(3, 5, generator=torch.Generator().manual_seed(0))
+    target = torch.tensor([[3, 0, -1, 1, 4], [-1, 2, 2, 2, 2], [4, 3, 2, 1, 0]])
+    _check_native(lambda a, t: F.multilabel_margin_loss(a, t, reduction=reduction).sum(), x, target)
+    _check_native(lambda a, t: F.multilabel_margin_loss(a, t, reduction=reduction).sum(), x[0], target[0])
+
+
+def test_multilabel_margin_loss_target_out_of_range_raises_the_cpu_error():
+    x, target = torch.randn(2, 3), torch.tensor([[0, 3, -1], [1, -1, 0]])
+    for device in ("cpu", "foo"):
+        with pytest.raises(RuntimeError, match="out of range"):
+            F.multilabel_margin_loss(x.to(device), target.to(device))

@@ -2,7 +2,7 @@
 
 Every _foreach_* / _fused_* manifest entry is compared with the CPU on a list of tensors of mixed
 sizes (an empty one, one spanning several kernel chunks), with nothing falling back; one launch
-covers a whole list; torch.optim's Adam, AdamW and SGD (foreach=True and fused=True) and
+covers a whole list; torch.optim's Adam, AdamW and SGD (foreach=True and fused=True), Adagrad (fused=True) and
 clip_grad_norm_ take 5 steps on foo and on the CPU from the same weights.
 """
 
@@ -150,6 +150,11 @@ OPTIMIZERS = {
     "sgd-foreach-momentum": lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9, weight_decay=0.01, foreach=True),
     "sgd-foreach-nesterov": lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9, nesterov=True, foreach=True),
     "sgd-foreach-plain": lambda p: torch.optim.SGD(p, lr=0.1, foreach=True),
+    "sgd-fused-momentum": lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9, dampening=0.1, weight_decay=0.01, fused=True),
+    "sgd-fused-nesterov-maximize": lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9, nesterov=True, maximize=True, fused=True),
+    "sgd-fused-plain": lambda p: torch.optim.SGD(p, lr=0.1, fused=True),
+    "adagrad-fused": lambda p: torch.optim.Adagrad(p, lr=0.1, lr_decay=0.01, weight_decay=0.05, fused=True),
+    "adagrad-fused-maximize": lambda p: torch.optim.Adagrad(p, lr=0.1, initial_accumulator_value=0.2, maximize=True, fused=True),
 }
 
 
@@ -186,6 +191,32 @@ def test_fused_adam_grad_scale_and_found_inf():
     for found in (0.0, 1.0):
         for a, b in zip(run("foo", found), run("cpu", found)):
             torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("op", ["sgd", "adagrad"])
+def test_fused_sgd_adagrad_grad_scale_and_found_inf(op):
+    params = [torch.randn(10), torch.randn(4097)]
+    grads = [torch.randn_like(p) * 4 for p in params]
+    def run(device, found):
+        ps = [p.clone().to(device) for p in params]
+        gs = [g.clone().to(device) for g in grads]
+        state = [torch.full_like(p, 0.5) for p in ps]
+        scale = dict(grad_scale=torch.tensor(4.0, device=device), found_inf=torch.tensor(found, device=device))
+        if op == "sgd":
+            torch._fused_sgd_(ps, gs, state, weight_decay=0.1, momentum=0.9, lr=0.01, dampening=0.0, nesterov=True,
+                              maximize=False, is_first_step=False, **scale)
+        else:
+            steps = [torch.full((), 3.0, device=device) for _ in ps]
+            torch._fused_adagrad_(ps, gs, state, steps, lr=0.01, lr_decay=0.1, weight_decay=0.1, eps=1e-10,
+                                  maximize=False, **scale)
+        return [t.cpu() for t in ps + gs + state]
+    torch_foo.set_fallback_policy("error")
+    try:
+        for found in (0.0, 1.0):
+            for a, b in zip(run("foo", found), run("cpu", found)):
+                torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
+    finally:
+        torch_foo.set_fallback_policy("silent")
 
 
 def test_fused_adam_rejects_integer_params():

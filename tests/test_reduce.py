@@ -14,7 +14,7 @@ import torch
 import torch_foo
 
 REDUCTIONS = ("sum", "mean", "amax", "amin", "max", "min", "argmax", "argmin", "var", "std", "var_mean", "std_mean",
-              "linalg_vector_norm")
+              "linalg_vector_norm", "prod")
 
 
 @pytest.fixture(autouse=True)
@@ -164,3 +164,14 @@ def test_clip_grad_norm_without_foreach(norm_type):
     for p, q in zip(params, params_foo):
         torch.testing.assert_close(q.grad.cpu(), p.grad)
 
+
+
+def test_prod_wraps_integers_and_splits_long_rows():
+    # int64 products overflow and wrap as on the CPU; int32 with dtype= keeps int32; bool is "all";
+    # a long row (split across blocks) of values near 1 stays within float32 tolerance.
+    g = torch.Generator().manual_seed(0)
+    big = torch.randint(-(2 ** 20), 2 ** 20, (3, 40), generator=g)
+    same(lambda t: torch.prod(t, 1), big)
+    same(lambda t: torch.prod(t, 0, dtype=torch.int32), big.to(torch.int16))
+    same(lambda t: torch.prod(t), torch.tensor([[True, True], [True, False]]))
+    same(lambda t: torch.prod(t, 1), 1 + torch.randn(2, 70000, generator=g) * 1e-3, rtol=1e-4, atol=0)

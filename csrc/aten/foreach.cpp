@@ -1,4 +1,4 @@
-// torch._foreach_* ops and the fused Adam/AdamW step as multi-tensor kernels (foreach.cu): one
+// torch._foreach_* ops and the fused Adam/AdamW/SGD/Adagrad steps as multi-tensor kernels (foreach.cu): one
 // launch per call over every tensor, through a table of the tensors copied to the device. Lists
 // the fast route cannot take (mixed dtypes or devices, non-dense or differently strided tensors,
 // integer tensors, scalars that would promote) run ATen's per-tensor loop, whose ops are native.
@@ -48,6 +48,8 @@
 #include "native/foreach_zero_.h"
 #include "native/fused_adam_.h"
 #include "native/fused_adamw_.h"
+#include "native/fused_adagrad_.h"
+#include "native/fused_sgd_.h"
 #include "aten/elementwise.h"
 #include "kernels/foreach.h"
 #include "runtime/stream.h"
@@ -325,8 +327,31 @@ std::vector<at::Tensor> foreach_norm(at::TensorList self, const at::Scalar& ord,
   return out;
 }
 
-// ---- fused Adam / AdamW ----
+// ---- fused optimizers: Adam / AdamW, SGD, Adagrad ----
 namespace {
+
+// grad_scale / found_inf of a fused optimizer: a one-element float32 device tensor read by the
+// kernel, or null.
+const float* optional_float_scalar(const char* name, const std::optional<at::Tensor>& t, const char* what) {
+  if (!t.has_value() || !t->defined()) return nullptr;
+  TORCH_CHECK(t->scalar_type() == at::kFloat && t->numel() == 1, name, ": ", what, " must be a one-element float32 tensor");
+  return t->const_data_ptr<float>();
+}
+
+// The lists a fused kernel walks together: floating, one dtype, dense and laid out alike.
+void check_fused_lists(const char* name, const std::vector<at::TensorList>& lists) {
+  TORCH_CHECK(at::isFloatingType(lists[0][0].scalar_type()) && at::native::can_use_fast_route(lists), name,
+              ": foo's fused kernel needs floating parameters, gradients and states of one dtype, dense and "
+              "laid out alike, on one device");
+}
+
+// state_steps: one-element float32 tensors on the parameters' device (read by the kernel).
+void check_state_steps(const char* name, at::TensorList state_steps, const at::Tensor& param) {
+  for (const auto& step : state_steps) {
+    TORCH_CHECK(step.scalar_type() == at::kFloat && step.numel() == 1 && step.device() == param.device(), name,
+                ": state_steps must be one-element float32 tensors on ", param.device());
+  }
+}
 
 void fused_adam_impl(const char* name, bool decoupled, at::TensorList self, at::TensorList grads,
                      at::TensorList exp_avgs, at::TensorList exp_avg_sqs, at::TensorList max_exp_avg_sqs,
@@ -339,23 +364,14 @@ void fused_adam_impl(const char* name, bool decoupled, at::TensorList self, at::
   if (amsgrad) at::native::check_foreach_api_restrictions(self, max_exp_avg_sqs);
   std::vector<at::TensorList> lists{self, grads, exp_avgs, exp_avg_sqs};
   if (amsgrad) lists.push_back(max_exp_avg_sqs);
-  TORCH_CHECK(at::isFloatingType(self[0].scalar_type()) && at::native::can_use_fast_route(lists), name,
-              ": foo's fused kernel needs floating parameters, gradients and states of one dtype, dense and "
-              "laid out alike, on one device");
-  for (const auto& step : state_steps) {
-    TORCH_CHECK(step.scalar_type() == at::kFloat && step.numel() == 1 && step.device() == self[0].device(), name,
-                ": state_steps must be one-element float32 tensors on ", self[0].device());
-  }
-  const auto float_scalar = [&](const std::optional<at::Tensor>& t, const char* what) -> const float* {
-    if (!t.has_value() || !t->defined()) return nullptr;
-    TORCH_CHECK(t->scalar_type() == at::kFloat && t->numel() == 1, name, ": ", what, " must be a one-element float32 tensor");
-    return t->const_data_ptr<float>();
-  };
+  check_fused_lists(name, lists);
+  check_state_steps(name, state_steps, self[0]);
   const at::TensorList none;
   const DeviceTable table =
       make_table({self, grads, exp_avgs, exp_avg_sqs, amsgrad ? max_exp_avg_sqs : none, state_steps}, {}, self[0].device());
   AdamArgs args{table.data(), table.tensors, table.chunks, lr, beta1, beta2, weight_decay, eps, nullptr,
-                float_scalar(grad_scale, "grad_scale"), float_scalar(found_inf, "found_inf"), amsgrad, maximize,
+                optional_float_scalar(name, grad_scale, "grad_scale"), optional_float_scalar(name, found_inf, "found_inf"),
+                amsgrad, maximize,
                 decoupled};
   FOO_CALL_KERNEL(fused_adam, stream_of(self[0]), kernel_dtype(self[0].scalar_type()), args);
 }
@@ -376,6 +392,44 @@ void fused_adamw_(at::TensorList self, at::TensorList grads, at::TensorList exp_
                   const std::optional<at::Tensor>& grad_scale, const std::optional<at::Tensor>& found_inf) {
   fused_adam_impl("_fused_adamw_", true, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1,
                   beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);
+}
+
+// SGD: momentum_buffer_list is empty when momentum == 0 (torch.optim passes []); on the first
+// step torch.optim hands fresh buffers and is_first_step, and the kernel fills them.
+void fused_sgd_(at::TensorList self, at::TensorList grads, at::TensorList momentum_buffer_list, double weight_decay,
+                double momentum, double lr, double dampening, bool nesterov, bool maximize, bool is_first_step,
+                const std::optional<at::Tensor>& grad_scale, const std::optional<at::Tensor>& found_inf) {
+  const char* name = "_fused_sgd_";
+  if (self.empty()) return;
+  at::native::check_foreach_api_restrictions(self, grads);
+  const bool has_buffers = momentum != 0.0;
+  TORCH_CHECK(!has_buffers || momentum_buffer_list.size() == self.size(), name,
+              ": momentum != 0 needs one momentum buffer per parameter");
+  std::vector<at::TensorList> lists{self, grads};
+  if (has_buffers) lists.push_back(momentum_buffer_list);
+  check_fused_lists(name, lists);
+  const at::TensorList none;
+  const DeviceTable table = make_table({self, grads, has_buffers ? momentum_buffer_list : none}, {}, self[0].device());
+  foo::kernels::SgdArgs args{table.data(), table.tensors, table.chunks, weight_decay, momentum, lr, dampening,
+                             optional_float_scalar(name, grad_scale, "grad_scale"),
+                             optional_float_scalar(name, found_inf, "found_inf"), nesterov, maximize, is_first_step};
+  FOO_CALL_KERNEL(fused_sgd, stream_of(self[0]), kernel_dtype(self[0].scalar_type()), args);
+}
+
+void fused_adagrad_(at::TensorList self, at::TensorList grads, at::TensorList state_sums, at::TensorList state_steps,
+                    double lr, double lr_decay, double weight_decay, double eps, bool maximize,
+                    const std::optional<at::Tensor>& grad_scale, const std::optional<at::Tensor>& found_inf) {
+  const char* name = "_fused_adagrad_";
+  if (self.empty()) return;
+  at::native::check_foreach_api_restrictions(self, grads, state_sums);
+  at::native::check_foreach_api_restrictions(self, state_steps);
+  check_fused_lists(name, {self, grads, state_sums});
+  check_state_steps(name, state_steps, self[0]);
+  const DeviceTable table = make_table({self, grads, state_sums, state_steps}, {}, self[0].device());
+  foo::kernels::AdagradArgs args{table.data(), table.tensors, table.chunks, lr, lr_decay, weight_decay, eps,
+                                 optional_float_scalar(name, grad_scale, "grad_scale"),
+                                 optional_float_scalar(name, found_inf, "found_inf"), maximize};
+  FOO_CALL_KERNEL(fused_adagrad, stream_of(self[0]), kernel_dtype(self[0].scalar_type()), args);
 }
 
 }  // namespace foo::native

@@ -1,5 +1,5 @@
 // Reductions: sum, mean, amax/amin, max/min (over a dim, and over everything), argmax/argmin,
-// var/std, var_mean/std_mean, linalg.vector_norm and norm. The structured ones (sum, mean, amax/amin, max/min.dim, argmax/argmin)
+// var/std, var_mean/std_mean, linalg.vector_norm and norm, prod. The structured ones (sum, mean, amax/amin, max/min.dim, argmax/argmin)
 // get their checks and output shapes and dtypes from ATen's meta functions; the others check and
 // size them here as the CPU does. Then reduce_into() lays the input out as the dense [outer, size, inner] array the
 // launcher (kernels/reduce.cu) reduces over `size` — without a copy when the tensor's memory
@@ -35,6 +35,8 @@
 #include "native/min_unary_out.h"
 #include "native/norm_dtype_out.h"
 #include "native/norm_out.h"
+#include "native/prod_int_out.h"
+#include "native/prod_out.h"
 #include "native/std_mean_out.h"
 #include "native/std_out.h"
 #include "native/sum_out.h"
@@ -308,6 +310,15 @@ at::Tensor& var_std(const char* name, bool take_sqrt, const at::Tensor& self, at
   return out;
 }
 
+// prod over the dims of `mask` into `out`, whose dtype the product is computed in (the CPU casts
+// the input to it first: make_reduction_from_out_ty).
+void prod_into(const at::Tensor& self, const DimMask& mask, bool keepdim, const at::Tensor& out) {
+  check_kernel_dtype("prod", self.scalar_type());
+  check_kernel_dtype("prod", out.scalar_type());
+  const at::Tensor input = self.scalar_type() == out.scalar_type() ? self : self.to(out.scalar_type());
+  reduce_into(ReduceOp::Prod, input, mask, keepdim, {&out});
+}
+
 // all/any over the dims of `mask` into `result` (bool, or uint8 for uint8 input), which ATen's
 // meta function shaped: the impl of the structured all/any kernels.
 void all_any_impl(ReduceOp op, const at::Tensor& self, const DimMask& mask, bool keepdim, const at::Tensor& result) {
@@ -444,6 +455,26 @@ TORCH_IMPL_FUNC(linalg_vector_norm_out)(const at::Tensor& self, const at::Scalar
   const bool all = !dim.has_value() || dim->empty();
   reduce_into(ReduceOp::Norm, input, at::native::make_dim_mask(all ? at::OptionalIntArrayRef() : dim, self.dim()), keepdim,
               {&out}, 0.0, ord.toDouble());
+}
+
+// prod.dim_int and its out=: ATen's meta function shaped `out` and chose its dtype (`dtype`, out's
+// own, or self's with integers promoted to int64).
+TORCH_IMPL_FUNC(prod_int_out)(const at::Tensor& self, int64_t dim, bool keepdim, std::optional<at::ScalarType> /*dtype*/,
+                              const at::Tensor& out) {
+  prod_into(self, one_dim(self, at::maybe_wrap_dim(dim, self.dim())), keepdim, out);
+}
+
+// prod(self) over everything, and its out= (autogen upstream: compute, then copy into `out`,
+// which may have another dtype), as the CPU's prod: a 0-d result of get_dtype_from_self's dtype.
+at::Tensor& prod_out(const at::Tensor& self, std::optional<at::ScalarType> dtype, at::Tensor& out) {
+  const at::ScalarType result_type = at::native::get_dtype_from_self(self, dtype, /*promote_integers=*/true);
+  const bool direct = !out.defined() || out.scalar_type() == result_type;
+  if (out.defined()) at::native::resize_output(out, {});
+  const at::Tensor result = direct && out.defined() ? out : at::empty({}, self.options().dtype(result_type));
+  prod_into(self, all_dims(self), false, result);
+  if (!out.defined()) out = result;
+  else if (!result.is_same(out)) out.copy_(result);
+  return out;
 }
 
 // torch.norm with a dim: what the CPU does, linalg.vector_norm into the output ATen's meta shaped.

@@ -171,6 +171,19 @@ void launch_norm(Stream stream, const ForeachArgs& args, double* partials) {
                      stream, args, static_cast<const double*>(partials));
 }
 
+// The gradient a fused optimizer steps with: divided by grad_scale (and stored back unscaled, as
+// ATen's fused kernels do), negated for maximize.
+template <typename T>
+__device__ __forceinline__ opmath_t<T> fused_grad(char* grads, int64_t i, const float* grad_scale, bool maximize) {
+  using M = opmath_t<T>;
+  M grad = load<T>(grads, i);
+  if (grad_scale != nullptr) {
+    grad /= static_cast<M>(*grad_scale);
+    store<T>(grads, i, grad);
+  }
+  return maximize ? -grad : grad;
+}
+
 // Adam/AdamW as ATen's fused kernels (FusedAdamKernel / fused_adam_utils): bias corrections in
 // double from the step count, everything else in opmath_t.
 template <typename T>
@@ -190,13 +203,8 @@ __global__ void fused_adam_kernel(AdamArgs args) {
     const M step_size = static_cast<M>(lr) / bias_correction1;
     const M lr_m = static_cast<M>(lr);
     for (int64_t i = begin + threadIdx.x; i < end; i += blockDim.x) {
-      M param = load<T>(row.data[0], i), grad = load<T>(row.data[1], i);
+      M param = load<T>(row.data[0], i), grad = fused_grad<T>(row.data[1], i, args.grad_scale, args.maximize);
       M exp_avg = load<T>(row.data[2], i), exp_avg_sq = load<T>(row.data[3], i);
-      if (args.grad_scale != nullptr) {
-        grad /= static_cast<M>(*args.grad_scale);
-        store<T>(row.data[1], i, grad);
-      }
-      if (args.maximize) grad = -grad;
       if (weight_decay != M(0)) {
         if (args.decoupled) param -= lr_m * weight_decay * param;
         else grad += param * weight_decay;
@@ -214,6 +222,58 @@ __global__ void fused_adam_kernel(AdamArgs args) {
       store<T>(row.data[0], i, param);
       store<T>(row.data[2], i, exp_avg);
       store<T>(row.data[3], i, exp_avg_sq);
+    }
+  }
+}
+
+// SGD as ATen's fused kernels (FusedSGDKernel.cpp, fused_sgd_kernel.cu), in opmath_t: unscale,
+// maximize, weight decay, momentum (the first step copies the gradient), nesterov, then
+// param -= lr * update.
+template <typename T>
+__global__ void fused_sgd_kernel(SgdArgs args) {
+  using M = opmath_t<T>;
+  if (args.found_inf != nullptr && *args.found_inf == 1.0f) return;
+  const M weight_decay = static_cast<M>(args.weight_decay), momentum = static_cast<M>(args.momentum);
+  const M lr = static_cast<M>(args.lr), dampening = static_cast<M>(args.dampening);
+  for (int64_t chunk = blockIdx.x; chunk < args.chunks; chunk += gridDim.x) {
+    const ForeachTensor& row = args.table[find_tensor(args.table, args.tensors, chunk)];
+    const int64_t begin = (chunk - row.first_chunk) * kForeachChunk;
+    const int64_t end = begin + kForeachChunk < row.numel ? begin + kForeachChunk : row.numel;
+    for (int64_t i = begin + threadIdx.x; i < end; i += blockDim.x) {
+      const M param = load<T>(row.data[0], i);
+      M grad = fused_grad<T>(row.data[1], i, args.grad_scale, args.maximize);
+      if (weight_decay != M(0)) grad += param * weight_decay;
+      if (momentum != M(0)) {
+        const M buf = args.is_first_step ? grad : load<T>(row.data[2], i) * momentum + grad * (M(1) - dampening);
+        store<T>(row.data[2], i, buf);
+        grad = args.nesterov ? grad + buf * momentum : buf;
+      }
+      store<T>(row.data[0], i, param - grad * lr);
+    }
+  }
+}
+
+// Adagrad as ATen's fused kernels (FusedAdagradKernel.cpp): clr = lr / (1 + (step - 1) * lr_decay)
+// from the (already incremented) step, state_sum += g^2, param -= clr * g / (sqrt(state_sum) + eps).
+template <typename T>
+__global__ void fused_adagrad_kernel(AdagradArgs args) {
+  using M = opmath_t<T>;
+  if (args.found_inf != nullptr && *args.found_inf == 1.0f) return;
+  const M weight_decay = static_cast<M>(args.weight_decay), eps = static_cast<M>(args.eps);
+  for (int64_t chunk = blockIdx.x; chunk < args.chunks; chunk += gridDim.x) {
+    const ForeachTensor& row = args.table[find_tensor(args.table, args.tensors, chunk)];
+    const int64_t begin = (chunk - row.first_chunk) * kForeachChunk;
+    const int64_t end = begin + kForeachChunk < row.numel ? begin + kForeachChunk : row.numel;
+    const M step = static_cast<M>(*reinterpret_cast<const float*>(row.data[3]));
+    const M clr = static_cast<M>(args.lr) / (M(1) + (step - M(1)) * static_cast<M>(args.lr_decay));
+    for (int64_t i = begin + threadIdx.x; i < end; i += blockDim.x) {
+      const M param = load<T>(row.data[0], i);
+      M grad = fused_grad<T>(row.data[1], i, args.grad_scale, args.maximize);
+      if (weight_decay != M(0)) grad += param * weight_decay;
+      const M state_sum = load<T>(row.data[2], i) + grad * grad;
+      store<T>(row.data[2], i, state_sum);
+      const M std = math::sqrt(state_sum) + eps;
+      store<T>(row.data[0], i, param - clr * grad / std);
     }
   }
 }
@@ -240,6 +300,23 @@ void fused_adam(Stream stream, DType dtype, const AdamArgs& args) {
     using T = typename decltype(tag)::type;
     launch_independent("fused_adam", fused_adam_kernel<T>, foreach_grid(args.chunks), dim3(kForeachThreads), stream,
                        args);
+  });
+}
+
+void fused_sgd(Stream stream, DType dtype, const SgdArgs& args) {
+  if (args.chunks == 0) return;
+  dispatch<kFloatingTypes>(dtype, "_fused_sgd", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    launch_independent("fused_sgd", fused_sgd_kernel<T>, foreach_grid(args.chunks), dim3(kForeachThreads), stream, args);
+  });
+}
+
+void fused_adagrad(Stream stream, DType dtype, const AdagradArgs& args) {
+  if (args.chunks == 0) return;
+  dispatch<kFloatingTypes>(dtype, "_fused_adagrad", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    launch_independent("fused_adagrad", fused_adagrad_kernel<T>, foreach_grid(args.chunks), dim3(kForeachThreads),
+                       stream, args);
   });
 }
 

@@ -67,6 +67,29 @@ struct AdamArgs {
   bool amsgrad, maximize, decoupled;  // decoupled: AdamW
 };
 
+// SGD (fused=True) over lists 0..2: params, grads, momentum buffers (null when momentum == 0).
+struct SgdArgs {
+  const ForeachTensor* table;
+  int32_t tensors;
+  int64_t chunks;
+  double weight_decay, momentum, lr, dampening;
+  const float* grad_scale;  // as AdamArgs
+  const float* found_inf;
+  bool nesterov, maximize, is_first_step;  // is_first_step: the buffers take the gradient
+};
+
+// Adagrad (fused=True) over lists 0..3: params, grads, state sums, steps (device float32, already
+// incremented by torch.optim).
+struct AdagradArgs {
+  const ForeachTensor* table;
+  int32_t tensors;
+  int64_t chunks;
+  double lr, lr_decay, weight_decay, eps;
+  const float* grad_scale;  // as AdamArgs
+  const float* found_inf;
+  bool maximize;
+};
+
 }  // namespace foo::kernels
 
 FOO_DECLARE_KERNEL(void, foreach_pointwise, (Stream, DType dtype, const ForeachArgs& args))
@@ -74,3 +97,5 @@ FOO_DECLARE_KERNEL(void, foreach_pointwise, (Stream, DType dtype, const ForeachA
 // infinity. `partials`: `args.chunks` doubles of device memory.
 FOO_DECLARE_KERNEL(void, foreach_norm, (Stream, DType dtype, const ForeachArgs& args, double ord, double* partials))
 FOO_DECLARE_KERNEL(void, fused_adam, (Stream, DType dtype, const AdamArgs& args))
+FOO_DECLARE_KERNEL(void, fused_sgd, (Stream, DType dtype, const SgdArgs& args))
+FOO_DECLARE_KERNEL(void, fused_adagrad, (Stream, DType dtype, const AdagradArgs& args))

@@ -49,6 +49,12 @@ struct StridedOperand {
   bool k_fast;
   __device__ __forceinline__ Cursor cursor(int64_t b, int64_t outer) const { return data + b * sb + outer * s_outer; }
   __device__ __forceinline__ acc_t<T> load(Cursor c, int64_t k) const { return to_acc(c[k * s_k]); }
+  // gemm_tile's panel kernel (sim): neighbouring rows/columns adjacent, loaded as one run.
+  __device__ __forceinline__ bool outer_adjacent() const { return s_outer == 1; }
+  template <int N>
+  __device__ __forceinline__ void load_adjacent(Cursor c, int64_t k, acc_t<T> (&out)[N]) const {
+    for (int i = 0; i < N; ++i) out[i] = to_acc(c[k * s_k + i]);
+  }
 };
 
 // d = alpha * acc (+ beta * c). With k == 0 the product is an empty sum and contributes exactly 0

@@ -20,6 +20,7 @@
 // An epilogue provides __device__ void store(int64_t b, int64_t row, int64_t col, Acc acc) const,
 // called once per element of D (acc is 0 when shape.k == 0).
 #include <cstdint>
+#include <cstdlib>
 #include <type_traits>
 
 #include "kernels/dtype.h"
@@ -221,6 +222,79 @@ __global__ void small_product_kernel(Shape s, A a, B b, E e) {
   e.store(bz, row, col, acc);
 }
 
+// The sim target's product above the small path: a thread per run of kPanelCols adjacent
+// elements of a row of D (kPanelRows rows), no shared memory and no barrier, so it runs as an
+// independent launch (no fibers). Each element sums its k products in the tiled kernel's order (k
+// ascending, one multiply-add each, in Acc), so results are bit-identical to the tiled path. On sim
+// the tiled kernel pays fiber switches at two barriers per k step and its 8x8 register tile (64
+// accumulators) spills from the host's 16 SSE registers; 1 x 16 accumulators are four registers and
+// the update over them vectorises (4x8, 2x16, 1x32 and 4x4 measured 2-3x slower: GCC's SLP shuffles
+// the multi-row shapes). On a GPU this would read each operand element many times from global
+// memory instead of once per tile from shared memory, so cuda keeps the tiled kernel.
+constexpr int kPanelRows = 1, kPanelCols = 16;
+
+// Whether an operand's neighbouring rows (A) / columns (B) are adjacent in memory, so that a run of
+// them at one k is one contiguous load: operands that can say so provide
+//   bool outer_adjacent() const;  and  template <int N> void load_adjacent(Cursor, int64_t k, Acc (&)[N]) const;
+template <class Op, class = void>
+struct HasAdjacentOuter : std::false_type {};
+template <class Op>
+struct HasAdjacentOuter<Op, std::void_t<decltype(std::declval<const Op&>().outer_adjacent())>> : std::true_type {};
+
+template <typename Acc, class A, class B, class E>
+__global__ void panel_product_kernel(Shape s, A a, B b, E e) {
+  const int64_t row_panels = (s.m + kPanelRows - 1) / kPanelRows, col_panels = (s.n + kPanelCols - 1) / kPanelCols;
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= s.batch * row_panels * col_panels) return;
+  const int64_t row0 = i % row_panels * kPanelRows, col0 = i / row_panels % col_panels * kPanelCols;
+  const int64_t bz = i / (row_panels * col_panels);
+  // Rows and columns past the edge read row/column 0 (valid memory) and are not stored.
+  typename A::Cursor ac[kPanelRows];
+  typename B::Cursor bc[kPanelCols];
+  for (int r = 0; r < kPanelRows; ++r) ac[r] = a.cursor(bz, row0 + r < s.m ? row0 + r : 0);
+  for (int c = 0; c < kPanelCols; ++c) bc[c] = b.cursor(bz, col0 + c < s.n ? col0 + c : 0);
+  Acc acc[kPanelRows][kPanelCols];
+  for (int r = 0; r < kPanelRows; ++r)
+    for (int c = 0; c < kPanelCols; ++c) acc[r][c] = Acc(0);
+  auto multiply = [&](auto load_b) {
+    for (int64_t k = 0; k < s.k; ++k) {
+      Acc af[kPanelRows], bf[kPanelCols];
+      for (int r = 0; r < kPanelRows; ++r) af[r] = a.load(ac[r], k);
+      load_b(bf, k);
+      for (int r = 0; r < kPanelRows; ++r)
+        for (int c = 0; c < kPanelCols; ++c) acc[r][c] += af[r] * bf[c];
+    }
+  };
+  bool multiplied = false;
+  if constexpr (HasAdjacentOuter<B>::value) {
+    if (b.outer_adjacent() && col0 + kPanelCols <= s.n) {
+      // The panel's columns are adjacent in memory: one contiguous (vector) load per k.
+      multiply([&](Acc(&bf)[kPanelCols], int64_t k) { b.load_adjacent(bc[0], k, bf); });
+      multiplied = true;
+    }
+  }
+  if (!multiplied) {
+    multiply([&](Acc(&bf)[kPanelCols], int64_t k) {
+      for (int c = 0; c < kPanelCols; ++c) bf[c] = b.load(bc[c], k);
+    });
+  }
+  for (int r = 0; r < kPanelRows && row0 + r < s.m; ++r)
+    for (int c = 0; c < kPanelCols && col0 + c < s.n; ++c) e.store(bz, row0 + r, col0 + c, acc[r][c]);
+}
+
+// Whether products above the small path run panel_product_kernel: on sim unless
+// TORCH_FOO_SIM_TILED_GEMM is set to a value other than 0 (tests/test_gemm.py and test_cnn.py set
+// it, so the tiled kernel cuda runs keeps being checked on sim: its barriers, shared memory and
+// tile edges). Read at each launch, so a test can switch it within one process.
+inline bool panel_products() {
+#if defined(__CUDACC__)
+  return false;
+#else
+  const char* tiled = std::getenv("TORCH_FOO_SIM_TILED_GEMM");
+  return tiled == nullptr || tiled[0] == '\0' || (tiled[0] == '0' && tiled[1] == '\0');
+#endif
+}
+
 // Up to this many multiply-adds a product takes the small path: below it a tile's barriers and
 // shared-memory staging cost more than they save (a 32x32x32 product, or a batch of small ones).
 constexpr int64_t kSmallProductMacs = int64_t{1} << 15;
@@ -233,6 +307,12 @@ void launch_product(const char* name, Stream stream, const Shape& s, const A& a,
   if (outputs * (s.k > 0 ? s.k : 1) <= kSmallProductMacs) {
     FOO_TARGET::launch_independent(name, small_product_kernel<Acc, A, B, E>, blocks_for(outputs, threads_for(outputs)),
                        dim3(threads_for(outputs)), stream, s, a, b, e);
+    return;
+  }
+  if (panel_products()) {
+    const int64_t panels = s.batch * ((s.m + kPanelRows - 1) / kPanelRows) * ((s.n + kPanelCols - 1) / kPanelCols);
+    FOO_TARGET::launch_independent(name, panel_product_kernel<Acc, A, B, E>, blocks_for(panels, threads_for(panels)),
+                                   dim3(threads_for(panels)), stream, s, a, b, e);
     return;
   }
   if constexpr (sizeof(Acc) > 4) {

@@ -20,6 +20,7 @@ enum class ReduceOp : int8_t {
   All,     // every element nonzero (NaN is nonzero); out_dtype Bool, or UInt8 for uint8 input
   Any,     // some element nonzero
   Norm,    // vector p-norm of `ord`: sum |x|^ord ^ (1/ord); 0: count of nonzeros; +-inf: max/min |x|
+  Prod,    // product in out_dtype (== in_dtype; float for 16-bit floats); integers wrap; bool: all
 };
 
 // The input is a dense [outer, size, inner] array (element (o, k, i) at (o * size + k) * inner + i)

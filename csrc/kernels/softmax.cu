@@ -5,6 +5,8 @@
 //   inner == 1, longer rows:        a block per row, shuffles + shared memory + __syncthreads;
 //   inner > 1:                      a thread per row (neighbouring threads read neighbouring
 //                                   elements), no communication.
+// On sim, large problems with rows of <= kWarpRowMax run softmax_rows_as_warps instead of the
+// warp kernel: one thread computes what a warp computes, bit for bit, without fibers.
 // Each row is read twice to reduce (max, then the sum of exp(x - max)) and once more to write.
 #include <cmath>
 #include <string>
@@ -83,6 +85,80 @@ __global__ void softmax_warp_rows(const In* in, Out* out, int64_t rows, int64_t 
   }
 }
 
+// ---- a warp's rows in one thread (sim, large problems) ----------------------------------------
+//
+// What softmax_warp_rows computes for one row, in one thread: the 32 lanes' partial max and
+// compensated sums live in arrays indexed by lane, and warp_reduce's shfl_xor butterfly runs over
+// them, so every lane's result (and hence every output) is bit-identical to the warp kernel's. On
+// sim the warp kernel pays a fiber switch per lane and shuffle (10 per row) and runs each lane's
+// serial chain (NaN-propagating max, compensated sum) one lane after another; here the loops over
+// 32 lanes of consecutive elements are plain arrays the host compiler vectorises. The cuda target
+// keeps the warp kernel (a thread per row would not coalesce).
+
+template <typename T, typename Op>
+__device__ __forceinline__ void lanes_butterfly(T (&v)[kWarp], Op op) {
+  for (int offset = kWarp / 2; offset > 0; offset /= 2) {  // warp_reduce's shfl_xor steps
+    T next[kWarp];
+    for (int l = 0; l < kWarp; ++l) next[l] = op(v[l], v[l ^ offset]);
+    for (int l = 0; l < kWarp; ++l) v[l] = next[l];
+  }
+}
+
+// Calls f(j0, lanes) for each warp-wide step over a row of `dim`: elements j0 .. j0 + lanes - 1,
+// lane l taking j0 + l (lane l visits l, l + 32, ...: the warp kernel's order). lanes is 32 except
+// in a short last step.
+template <typename F>
+__device__ __forceinline__ void for_warp_steps(int64_t dim, F f) {
+  int64_t j0 = 0;
+  for (; j0 + kWarp <= dim; j0 += kWarp) f(j0, kWarp);
+  if (j0 < dim) f(j0, static_cast<int>(dim - j0));
+}
+
+template <typename In, typename Out, bool kLog>
+__global__ void softmax_rows_as_warps(const In* in, Out* out, int64_t rows, int64_t dim) {
+  using Acc = opmath_t<In>;
+  // exp(x - max) is kept in the output between the sum and the last pass when that is exact,
+  // which saves one exp per element (the values written are the same).
+  constexpr bool kKeepExp = !kLog && std::is_same_v<Out, Acc>;
+  for (int64_t row = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; row < rows;
+       row += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const In* x = in + row * dim;
+    Out* y = out + row * dim;
+    Acc m[kWarp], sum[kWarp], carry[kWarp];
+    for (int l = 0; l < kWarp; ++l) m[l] = -INFINITY, sum[l] = carry[l] = Acc(0);
+    for_warp_steps(dim, [&](int64_t j0, int lanes) {
+      for (int l = 0; l < lanes; ++l) m[l] = MaxOp()(m[l], load(x + j0 + l));
+    });
+    lanes_butterfly(m, MaxOp());
+    for_warp_steps(dim, [&](int64_t j0, int lanes) {
+      Acc e[kWarp];
+      for (int l = 0; l < lanes; ++l) e[l] = math::exp(load(x + j0 + l) - m[l]);
+      for (int l = 0; l < lanes; ++l) CompensatedSum<Acc>::step(sum[l], carry[l], e[l]);
+      if constexpr (kKeepExp) {
+        for (int l = 0; l < lanes; ++l) y[j0 + l] = e[l];
+      }
+    });
+    lanes_butterfly(sum, SumOp());
+    const Acc* s = sum;
+    Acc log_s[kWarp];
+    if constexpr (kLog) {
+      for (int l = 0; l < kWarp; ++l) log_s[l] = math::log(s[l]);
+    }
+    for_warp_steps(dim, [&](int64_t j0, int lanes) {
+      Acc e[kWarp];
+      if constexpr (kLog) {
+        for (int l = 0; l < lanes; ++l) e[l] = load(x + j0 + l) - m[l] - log_s[l];
+      } else if constexpr (kKeepExp) {
+        for (int l = 0; l < lanes; ++l) e[l] = y[j0 + l] / s[l];
+      } else {
+        for (int l = 0; l < lanes; ++l) e[l] = math::exp(load(x + j0 + l) - m[l]);
+        for (int l = 0; l < lanes; ++l) e[l] = e[l] / s[l];
+      }
+      for (int l = 0; l < lanes; ++l) y[j0 + l] = cast<Out>(e[l]);
+    });
+  }
+}
+
 template <typename In, typename Out, bool kLog>
 __global__ void softmax_block_rows(const In* in, Out* out, int64_t rows, int64_t dim) {
   using Acc = opmath_t<In>;
@@ -129,6 +205,38 @@ __global__ void softmax_backward_warp_rows(const G* go, const G* y, GI* gi, int6
 }
 
 template <typename G, typename GI, bool kLog>
+__global__ void softmax_backward_rows_as_warps(const G* go, const G* y, GI* gi, int64_t rows, int64_t dim) {
+  using Acc = opmath_t<G>;
+  for (int64_t row = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; row < rows;
+       row += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const G* g = go + row * dim;
+    const G* yr = y + row * dim;
+    GI* out = gi + row * dim;
+    Acc sum[kWarp], carry[kWarp];
+    for (int l = 0; l < kWarp; ++l) sum[l] = carry[l] = Acc(0);
+    for_warp_steps(dim, [&](int64_t j0, int lanes) {
+      for (int l = 0; l < lanes; ++l) {
+        CompensatedSum<Acc>::step(sum[l], carry[l], kLog ? load(g + j0 + l) : load(g + j0 + l) * load(yr + j0 + l));
+      }
+    });
+    lanes_butterfly(sum, SumOp());
+    const Acc* s = sum;
+    for_warp_steps(dim, [&](int64_t j0, int lanes) {
+      if constexpr (kLog) {
+        Acc e[kWarp];
+        for (int l = 0; l < lanes; ++l) e[l] = math::exp(load(yr + j0 + l));
+        for (int l = 0; l < lanes; ++l) out[j0 + l] = cast<GI>(load(g + j0 + l) - e[l] * s[l]);
+      } else {
+        for (int l = 0; l < lanes; ++l) {
+          const Acc gj = load(g + j0 + l), yj = load(yr + j0 + l);
+          out[j0 + l] = cast<GI>(yj * (gj - s[l]));
+        }
+      }
+    });
+  }
+}
+
+template <typename G, typename GI, bool kLog>
 __global__ void softmax_backward_block_rows(const G* go, const G* y, GI* gi, int64_t rows, int64_t dim) {
   using Acc = opmath_t<G>;
   __shared__ Acc scratch[kWarp];
@@ -149,6 +257,17 @@ __global__ void softmax_backward_columns(const G* go, const G* y, GI* gi, int64_
 
 // ---- launch -------------------------------------------------------------------------------
 
+// Rows of <= kWarpRowMax: whether the rows-as-warps kernel (a thread computing a warp's row,
+// bit-identical) replaces the warp kernel. On sim from kRowsAsWarpsMinElements elements on, so
+// small problems (the tests' shapes) still run the warp kernel's shuffles; never on cuda.
+#if defined(__CUDACC__)
+constexpr bool rows_as_warps(int64_t, int64_t) { return false; }
+#else
+constexpr int64_t kRowsAsWarpsMinElements = 65536;
+constexpr bool rows_as_warps(int64_t rows, int64_t dim) { return rows * dim >= kRowsAsWarpsMinElements; }
+#endif
+constexpr unsigned kRowsAsWarpsThreads = 32;
+
 // Threads of a block that reduces one long row.
 unsigned block_row_threads(int64_t dim) {
   return dim >= 16384 ? 1024u : dim >= 4096 ? 512u : 256u;
@@ -160,6 +279,9 @@ void launch_forward(Stream stream, const char* name, const In* in, Out* out, int
     launch_independent(name, softmax_columns<In, Out, kLog>,
                        capped_grid((outer * inner + kColumnThreads - 1) / kColumnThreads), dim3(kColumnThreads), stream,
                        in, out, outer, dim, inner);
+  } else if (dim <= kWarpRowMax && rows_as_warps(outer, dim)) {
+    launch_independent(name, softmax_rows_as_warps<In, Out, kLog>, blocks_for(outer, kRowsAsWarpsThreads),
+                       dim3(kRowsAsWarpsThreads), stream, in, out, outer, dim);
   } else if (dim <= kWarpRowMax) {
     const int64_t rows_per_block = kWarpRowsThreads / kWarp;
     launch(name, softmax_warp_rows<In, Out, kLog>, capped_grid((outer + rows_per_block - 1) / rows_per_block),
@@ -177,6 +299,9 @@ void launch_backward(Stream stream, const char* name, const G* go, const G* y, G
     launch_independent(name, softmax_backward_columns<G, GI, kLog>,
                        capped_grid((outer * inner + kColumnThreads - 1) / kColumnThreads), dim3(kColumnThreads), stream,
                        go, y, gi, outer, dim, inner);
+  } else if (dim <= kWarpRowMax && rows_as_warps(outer, dim)) {
+    launch_independent(name, softmax_backward_rows_as_warps<G, GI, kLog>, blocks_for(outer, kRowsAsWarpsThreads),
+                       dim3(kRowsAsWarpsThreads), stream, go, y, gi, outer, dim);
   } else if (dim <= kWarpRowMax) {
     const int64_t rows_per_block = kWarpRowsThreads / kWarp;
     launch(name, softmax_backward_warp_rows<G, GI, kLog>, capped_grid((outer + rows_per_block - 1) / rows_per_block),

@@ -23,10 +23,14 @@ struct MaxOp {
 template <typename Acc>
 struct CompensatedSum {
   Acc sum = 0, carry = 0;
-  __device__ __forceinline__ void add(Acc v) {
+  __device__ __forceinline__ void add(Acc v) { step(sum, carry, v); }
+  // add() on a separate sum and carry: arrays of them (one per emulated lane) vectorise on the host.
+  // Branch-free (the carry is a select between two computed values) for the same reason.
+  static __device__ __forceinline__ void step(Acc& sum, Acc& carry, Acc v) {
     const Acc y = v - carry;
     const Acc t = sum + y;
-    carry = t - t == Acc(0) ? (t - sum) - y : Acc(0);
+    const Acc c = (t - sum) - y;
+    carry = t - t == Acc(0) ? c : Acc(0);
     sum = t;
   }
 };

@@ -64,6 +64,7 @@ CASES = {
     "pointwise_unknown_iterator": (ABS + "    pointwise: {dtypes: all, iterator: unary, formula: x}\n", 4, ["unknown iterator 'unary'"], ["did you mean 'unary_op'"]),
     "pointwise_iterator_arity": (ABS + "    pointwise: {dtypes: all, iterator: binary_op, formula: x}\n", 4, ["takes 2 input(s)", "names 1"], ["'inputs:'"]),
     "pointwise_not_a_tensor_iterator": ("aten:\n  - op: mm.out\n    kernel: k\n    pointwise: {dtypes: all, formula: x}\n", 4, ["builds no TensorIterator"], ["impl() in csrc/aten"]),
+    "pointwise_int64_scalar_not_int": ("aten:\n  - op: add.out\n    kernel: k\n    pointwise: {dtypes: all, scalars: {alpha: int64}, formula: x}\n", 4, ["'alpha' is not an int argument"], ["use compute or element"]),
     "pointwise_unknown_scalar": ("aten:\n  - op: add.out\n    kernel: k\n    pointwise: {dtypes: all, scalars: {alhpa: element}, formula: x}\n", 4, ["'alhpa' is not a scalar argument"], ["did you mean 'alpha'"]),
     "pointwise_bad_output": (EXP + "    pointwise: {dtypes: all, output: boolean, formula: x}\n", 4, ["unknown output dtype 'boolean'"], ["output: bool"]),
     "pointwise_repeated_operand": (EXP + "    pointwise: {dtypes: all, inputs: [self, self], formula: x}\n", 4, ["operand names repeat"], ["its own name"]),
