@@ -20,6 +20,8 @@
 #include "native/addmm_out.h"
 #include "native/sum_out.h"
 #include "native/min_unary_out.h"
+#include "native/glu_backward_out.h"
+#include "native/_prelu_kernel_backward.h"
 #include "native/pow_scalar_out.h"
 #include "native/native_batch_norm_legit_no_stats_out.h"
 #include "native/max_pool2d_with_indices_out.h"
@@ -1280,6 +1282,34 @@ at::Tensor wrapper_min(const at::Tensor & self) {
   return out;
 }
 
+at::Tensor & wrapper_glu_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, int64_t dim, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::glu_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::glu_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::glu_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::glu_backward_out(grad_output, self, dim, grad_input);
+}
+
+at::Tensor wrapper_glu_backward(const at::Tensor & grad_output, const at::Tensor & self, int64_t dim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::glu_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::glu_backward", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::glu_backward_out(grad_output, self, dim, grad_input);
+  return grad_input;
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper__prelu_kernel_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & weight) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_prelu_kernel_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::_prelu_kernel_backward", "self", self, common_device_, false);
+  check_device("aten::_prelu_kernel_backward", "weight", weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::_prelu_kernel_backward(grad_output, self, weight);
+}
+
 at::Tensor & wrapper_pow_Scalar_out(const at::Scalar & self, const at::Tensor & exponent, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::pow.Scalar_out", "exponent", exponent, common_device_, true);
@@ -1531,6 +1561,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("sum.dim_IntList", TORCH_FN(wrapper_sum_dim_IntList));
   m.impl("min.unary_out", TORCH_FN(wrapper_min_unary_out));
   m.impl("min", TORCH_FN(wrapper_min));
+  m.impl("glu_backward.grad_input", TORCH_FN(wrapper_glu_backward_grad_input));
+  m.impl("glu_backward", TORCH_FN(wrapper_glu_backward));
+  m.impl("_prelu_kernel_backward", TORCH_FN(wrapper__prelu_kernel_backward));
   m.impl("pow.Scalar_out", TORCH_FN(wrapper_pow_Scalar_out));
   m.impl("pow.Scalar", TORCH_FN(wrapper_pow_Scalar));
   m.impl("_native_batch_norm_legit.no_stats_out", TORCH_FN(wrapper__native_batch_norm_legit_no_stats_out));

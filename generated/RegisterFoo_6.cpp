@@ -14,6 +14,7 @@
 #include "native/arange_out.h"
 #include "native/nll_loss2d_backward_out.h"
 #include "native/prod_out.h"
+#include "native/_prelu_kernel.h"
 #include "native/convolution_overrideable.h"
 #include "native/convolution_backward_overrideable.h"
 #include "native/upsample_linear1d_out.h"
@@ -334,6 +335,14 @@ at::Tensor wrapper_prod(const at::Tensor & self, ::std::optional<at::ScalarType>
   return out;
 }
 
+at::Tensor wrapper__prelu_kernel(const at::Tensor & self, const at::Tensor & weight) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_prelu_kernel", "self", self, common_device_, false);
+  check_device("aten::_prelu_kernel", "weight", weight, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::_prelu_kernel(self, weight);
+}
+
 at::Tensor wrapper_convolution_overrideable(const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation, bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::convolution_overrideable", "input", input, common_device_, false);
@@ -539,6 +548,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("nll_loss2d_backward", TORCH_FN(wrapper_nll_loss2d_backward));
   m.impl("prod.out", TORCH_FN(wrapper_prod_out));
   m.impl("prod", TORCH_FN(wrapper_prod));
+  m.impl("_prelu_kernel", TORCH_FN(wrapper__prelu_kernel));
   m.impl("convolution_overrideable", TORCH_FN(wrapper_convolution_overrideable));
   m.impl("convolution_backward_overrideable", TORCH_FN(wrapper_convolution_backward_overrideable));
   m.impl("upsample_linear1d.out", TORCH_FN(wrapper_upsample_linear1d_out));

@@ -35,7 +35,6 @@ def manifest_skip(op, dtype):
 # module_db entries whose forward and backward run natively on foo (every op they and their
 # module_inputs_func use has a foo kernel): each passes every test of test_modules_generic.py with
 # the fallback forbidden. Not here (2026-11-26), by the first op or reason that stops them:
-# ELU/CELU/SELU (elu), Softplus, Softshrink, Hardshrink, Mish, GLU, PReLU (_prelu_kernel),
 # Reflection/ReplicationPad*, MultiMarginLoss, MultiLabelMarginLoss, CTCLoss, FractionalMaxPool*,
 # 3d pooling and LocalResponseNorm (avg_pool3d), MultiheadAttention (baddbmm); TransformerEncoder
 # runs natively, but module_db marks its test_factory_kwargs an expected failure, which passes here.
@@ -52,6 +51,7 @@ NATIVE_MODULES = (
     "nn.InstanceNorm3d", "nn.GroupNorm", "nn.LayerNorm", "nn.RMSNorm",
     "nn.ReLU", "nn.ReLU6", "nn.LeakyReLU", "nn.GELU", "nn.SiLU", "nn.Sigmoid", "nn.LogSigmoid", "nn.Tanh",
     "nn.Tanhshrink", "nn.Softsign", "nn.Threshold", "nn.Hardtanh", "nn.Hardswish",
+    "nn.ELU", "nn.CELU", "nn.SELU", "nn.Softplus", "nn.Softshrink", "nn.Hardshrink", "nn.Mish", "nn.GLU", "nn.PReLU",
     "nn.Softmax", "nn.Softmax2d", "nn.LogSoftmax", "nn.Softmin",
     "nn.L1Loss", "nn.MSELoss", "nn.HuberLoss", "nn.SmoothL1Loss", "nn.BCELoss", "nn.BCEWithLogitsLoss",
     "nn.NLLLoss", "nn.CrossEntropyLoss", "nn.LinearCrossEntropyLoss", "nn.KLDivLoss", "nn.GaussianNLLLoss",
