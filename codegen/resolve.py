@@ -223,6 +223,7 @@ _SCALAR_TYPES = {
 _UNARY_ITERATORS = ("unary_op", "unary_float_op", "no_promotion")
 _BINARY_ITERATORS = ("binary_op", "binary_float_op", "comparison_op")
 MAX_SCALARS = 4  # kernels/pointwise.h kMaxPointwiseScalars
+MAX_INPUTS = 3  # kernels/geometry.h kMaxOperands, less the output
 
 
 def _scalar_type(t) -> tuple[bool, bool]:
@@ -278,6 +279,9 @@ def _pointwise(e: AtenEntry, f: NativeFunction, group: NativeFunctionsGroup | No
     if len(scalar_args) > MAX_SCALARS:
         error(line, f"the formula reads {len(scalar_args)} scalars, more than {MAX_SCALARS}", "raise kMaxPointwiseScalars (kernels/pointwise.h)")
     for c in cases:
+        if len(c.inputs) > MAX_INPUTS:
+            error(c.line, f"the formula reads {len(c.inputs)} tensor inputs, more than the elementwise launcher's {MAX_INPUTS}",
+                  "pass the extra tensors as scalars where they are 0-dim, or write a kernel (docs/adding-an-op.md, route 1c)")
         for o in c.inputs:
             if o.name in CPP_KEYWORDS:
                 error(c.line, f"operand '{o.name}' is a C++ keyword", "rename it in 'inputs:'")

@@ -67,6 +67,7 @@ CASES = {
     "pointwise_int64_scalar_not_int": ("aten:\n  - op: add.out\n    kernel: k\n    pointwise: {dtypes: all, scalars: {alpha: int64}, formula: x}\n", 4, ["'alpha' is not an int argument"], ["use compute or element"]),
     "pointwise_unknown_scalar": ("aten:\n  - op: add.out\n    kernel: k\n    pointwise: {dtypes: all, scalars: {alhpa: element}, formula: x}\n", 4, ["'alhpa' is not a scalar argument"], ["did you mean 'alpha'"]),
     "pointwise_bad_output": (EXP + "    pointwise: {dtypes: all, output: boolean, formula: x}\n", 4, ["unknown output dtype 'boolean'"], ["output: bool"]),
+    "pointwise_too_many_inputs": (EXP + "    pointwise: {dtypes: all, inputs: [self, a, b, c], formula: x}\n", 4, ["reads 4 tensor inputs", "launcher's 3"], ["route 1c"]),
     "pointwise_repeated_operand": (EXP + "    pointwise: {dtypes: all, inputs: [self, self], formula: x}\n", 4, ["operand names repeat"], ["its own name"]),
     "pointwise_formula_unknown_name": (EXP + "    pointwise: {dtypes: floating, formula: \"math::exp(slef)\"}\n", 4, ["uses 'slef'", "not an operand"], ["did you mean 'self'"]),
     "pointwise_formula_unknown_name_in_block": (
