@@ -189,14 +189,28 @@ def get_amp_supported_dtype():
     return [torch.float16, torch.bfloat16]
 
 
+def _get_generator(device):
+    """The default generator of ``device`` (a torch.device), as torch.cuda._get_generator.
+
+    AOT Autograd's graph-safe RNG asks ``torch.<device type>._get_generator`` by name.
+    """
+    return _C._default_generator(_device_index(device))
+
+
 _default_generators = None
 
 
 def __getattr__(name):
-    # default_generators is built on first access (PEP 562), not at import: it
-    # needs the device count, which starts the driver.
+    # Module attributes computed on access (PEP 562), never at import: both need the driver.
     global _default_generators
+    if name == "_initialized":
+        # torch.utils.checkpoint reads `getattr(torch.<device>, "_initialized", False)` and
+        # stashes and restores the device's RNG state only when it is true; without it a
+        # checkpointed dropout recomputes with another mask (silently wrong gradients).
+        # torch.cuda keeps a flag set by lazy init; the runtime knows the same thing.
+        return is_initialized()
     if name == "default_generators":
+        # Needs the device count, which starts the driver.
         if _default_generators is None:
             _default_generators = tuple(_C._default_generator(i) for i in range(device_count()))
         return _default_generators
