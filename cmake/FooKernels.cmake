@@ -5,17 +5,22 @@ include(TorchFooKernels)  # torch_foo_sim_wrappers, shared with extensions
 # CUDA's execution model in csrc/sim) and, when FOO_WITH_CUDA, by nvcc for the cuda target. The two
 # land in different namespaces (foo::kernels::sim / ::cuda; see csrc/kernels/kernel.h), so both
 # live in one library. Neither compile sees torch's include directories: kernels include no ATen.
+# Sources after UNITY are compiled in unity units for the sim target (cmake/FooUnity.cmake).
 function(foo_add_kernels target)
-  torch_foo_sim_wrappers(_sim_sources "${CMAKE_BINARY_DIR}/sim_kernels" ${ARGN})
-  add_library(${target}_sim OBJECT ${_sim_sources})
+  cmake_parse_arguments(PARSE_ARGV 1 _arg "" "" "UNITY")
+  set(_all ${_arg_UNPARSED_ARGUMENTS} ${_arg_UNITY})
+  torch_foo_sim_wrappers(_sim_sources "${CMAKE_BINARY_DIR}/sim_kernels" ${_arg_UNPARSED_ARGUMENTS})
+  torch_foo_sim_wrappers(_sim_unity "${CMAKE_BINARY_DIR}/sim_kernels" ${_arg_UNITY})
+  add_library(${target}_sim OBJECT ${_sim_sources} ${_sim_unity})
+  foo_unity_groups(${target}_sim sim_pointwise ${_sim_unity})
   target_include_directories(${target}_sim PRIVATE "${PROJECT_SOURCE_DIR}/csrc")
   foo_target_warnings(${target}_sim)
   # CUDA's `#pragma unroll` means nothing to the host compiler.
   target_compile_options(${target}_sim PRIVATE -Wno-unknown-pragmas)
   set(_targets ${target}_sim)
 
-  if(FOO_WITH_CUDA AND ARGN)
-    add_library(${target}_cuda OBJECT ${ARGN})
+  if(FOO_WITH_CUDA AND _all)
+    add_library(${target}_cuda OBJECT ${_all})
     target_include_directories(${target}_cuda PRIVATE "${PROJECT_SOURCE_DIR}/csrc")
     target_compile_options(${target}_cuda PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
     foo_target_warnings(${target}_cuda)
