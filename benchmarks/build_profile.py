@@ -18,7 +18,7 @@ from pathlib import Path
 # (group, pattern on the output path): first match wins.
 GROUPS = [
     ("nvcc: kernels for the cuda target", r"_cuda\.dir/"),
-    ("sim: generated pointwise kernels", r"_sim\.dir/.*generated_pointwise_"),
+    ("sim: generated pointwise kernels", r"_sim\.dir/.*(generated_pointwise_|unity_sim_pointwise)"),
     ("sim: hand-written kernels", r"_sim\.dir/"),
     ("host: generated pointwise glue", r"/pointwise/.*\.cpp\.o$|unity_pointwise"),
     ("host: generated registrations", r"RegisterFoo_|FooCustomOps|FooPythonOps"),

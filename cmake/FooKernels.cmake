@@ -12,7 +12,7 @@ function(foo_add_kernels target)
   torch_foo_sim_wrappers(_sim_sources "${CMAKE_BINARY_DIR}/sim_kernels" ${_arg_UNPARSED_ARGUMENTS})
   torch_foo_sim_wrappers(_sim_unity "${CMAKE_BINARY_DIR}/sim_kernels" ${_arg_UNITY})
   add_library(${target}_sim OBJECT ${_sim_sources} ${_sim_unity})
-  foo_unity_groups(${target}_sim sim_pointwise ${_sim_unity})
+  foo_unity_groups(${target}_sim sim_pointwise 32 ${_sim_unity})
   target_include_directories(${target}_sim PRIVATE "${PROJECT_SOURCE_DIR}/csrc")
   foo_target_warnings(${target}_sim)
   # CUDA's `#pragma unroll` means nothing to the host compiler.

@@ -7,8 +7,8 @@ changed. What differs is how a ``.cu`` source is compiled (docs/extensions.md):
 - for the sim target, always: as host C++ against torch_foo's emulation of CUDA's execution
   model, through a generated one-line wrapper ``<stem>.cu.cpp`` that includes the ``.cu`` file
   (so compile errors name the user's file and line);
-- for the cuda target, when nvcc is present (``with_cuda=None``, unless ``FOO_USE_CUDA=OFF``) or
-  asked for (``True``): by nvcc,
+- for the cuda target, when torch_foo was built with it and nvcc is present (``with_cuda=None``;
+  ``FOO_USE_CUDA=ON|OFF`` decides instead) or asked for (``True``): by nvcc,
   with a Ninja file of its own, linked with the static CUDA runtime.
 
 The extension links libtorch_foo; its launchers are declared with ``FOO_DECLARE_KERNEL_IN`` and
@@ -87,8 +87,25 @@ def _sim_wrapper(cu_path, out_dir):
     return wrapper
 
 
+def _visible_gpu_architectures():
+    """The visible NVIDIA GPUs' architectures ("90"), as torch_foo's build finds them; [] if none."""
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return []
+    try:
+        out = subprocess.run([smi, "--query-gpu=compute_cap", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    if out.returncode != 0:
+        return []
+    return sorted({cap.strip().replace(".", "") for cap in out.stdout.split() if cap.strip()})
+
+
 def _cuda_arch_flags():
-    # TORCH_CUDA_ARCH_LIST ("8.0;9.0+PTX") as torch reads it, else FOO_CUDA_ARCHITECTURES ("80;90").
+    # TORCH_CUDA_ARCH_LIST ("8.0;9.0+PTX") as torch reads it, else FOO_CUDA_ARCHITECTURES as
+    # torch_foo's CMake build reads it ("90": SASS and PTX, "90-real": SASS, "90-virtual": PTX
+    # only), else the visible GPUs' architectures, else 80;90.
     flags = []
     torch_list = os.environ.get("TORCH_CUDA_ARCH_LIST")
     if torch_list:
@@ -100,9 +117,14 @@ def _cuda_arch_flags():
             if arch.endswith("+PTX"):
                 flags.append(f"-gencode=arch=compute_{num},code=compute_{num}")
         return flags
-    for num in os.environ.get("FOO_CUDA_ARCHITECTURES", "80;90").split(";"):
-        if num:
+    archs = os.environ.get("FOO_CUDA_ARCHITECTURES", "").split(";")
+    archs = [a for a in archs if a] or _visible_gpu_architectures() or ["80", "90"]
+    for arch in archs:
+        num, _, kind = arch.partition("-")
+        if kind != "virtual":
             flags.append(f"-gencode=arch=compute_{num},code=sm_{num}")
+        if kind != "real":
+            flags.append(f"-gencode=arch=compute_{num},code=compute_{num}")
     return flags
 
 
@@ -177,10 +199,16 @@ def _want_cuda(with_cuda, cu_sources):
         return False
     if with_cuda is None:
         # FOO_USE_CUDA (AUTO | ON | OFF), the switch of torch_foo's own build, decides the default.
+        # AUTO: where the cuda build can run, i.e. torch_foo itself was built with it (its build
+        # decided a GPU is there) and nvcc is present.
         choice = os.environ.get("FOO_USE_CUDA", "AUTO").upper()
         if choice == "OFF":
             return False
-        return choice == "ON" or find_nvcc() is not None
+        if choice == "ON":
+            return True
+        from torch_foo import _C
+
+        return _C._is_built_with_cuda() and find_nvcc() is not None
     return bool(with_cuda)
 
 
