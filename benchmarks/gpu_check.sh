@@ -79,7 +79,7 @@ elapsed() { echo $((SECONDS - START)); }
 left() { echo $((BUDGET - (SECONDS - START))); }
 
 write_summary() {
-  local i tmp=$DIR/.summary.md.tmp
+  local i n s t tmp=$DIR/.summary.md.tmp
   {
     echo "# torch_foo GPU check"
     echo
