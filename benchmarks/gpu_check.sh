@@ -26,7 +26,8 @@
 #   GPU_CHECK_BUDGET       seconds for the whole run (default 480); each step's timeout is cut to fit
 #   GPU_CHECK_REHEARSAL=1  no GPU needed: sim driver, no build when torch_foo imports, a tiny test
 #                          selection, small benchmarks against the CPU, tools that are missing skipped
-#   GPU_CHECK_BUILD        auto (default: build, except in a rehearsal where torch_foo imports) | 1 | 0
+#   GPU_CHECK_BUILD        auto (default: build; a rehearsal never builds, and stops when torch_foo
+#                          does not import) | 1 (build) | 0 (use the installed torch_foo)
 #   GPU_CHECK_TESTS        the suite's pytest arguments instead of the default selection
 #   GPU_CHECK_WORKERS      pytest-xdist workers of the suite when xdist is installed (default 8; 1: none)
 #   GPU_CHECK_GIT_HEAD     commit to report where DIR's tree has no .git (the device tool copies none)
@@ -41,6 +42,9 @@ if [ $# -ne 1 ] || [ "$1" = "-h" ] || [ "$1" = "--help" ]; then
 fi
 mkdir -p "$1" || exit 2
 DIR=$(cd "$1" && pwd)  # relative to where the script was called from
+case "${PYTHON:-}" in  # likewise PYTHON; the steps run in other folders
+  */*) d=$(cd "$(dirname "$PYTHON")" 2> /dev/null && pwd) && PYTHON=$d/$(basename "$PYTHON") ;;
+esac
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 
@@ -255,11 +259,17 @@ end_step machine PASS "$GPU_COUNT GPU(s), NCCL $([ "$NCCL_OK" = 1 ] && echo yes 
 
 # ---------------------------------------------------------------------------------------------
 # build
+# A rehearsal never compiles unless told to (GPU_CHECK_BUILD=1): it runs on shared machines.
 build_wanted=${GPU_CHECK_BUILD:-auto}
 if [ "$build_wanted" = auto ]; then
   build_wanted=1
-  if [ "$REHEARSAL" = 1 ] && (cd /tmp && TORCH_DEVICE_BACKEND_AUTOLOAD=0 "$PY" -c "import torch_foo") > /dev/null 2>&1; then
+  if [ "$REHEARSAL" = 1 ]; then
     build_wanted=0
+    if ! (cd /tmp && TORCH_DEVICE_BACKEND_AUTOLOAD=0 "$PY" -c "import torch_foo") > /dev/null 2>&1; then
+      detail ""; detail "## build"; detail ""
+      record build "FAIL" 0 "torch_foo does not import with $PY and a rehearsal does not build (GPU_CHECK_BUILD=1 builds)"
+      finish 1
+    fi
   fi
 fi
 if [ "$build_wanted" != 1 ]; then

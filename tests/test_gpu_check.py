@@ -16,7 +16,8 @@ SCRIPT = ROOT / "benchmarks" / "gpu_check.sh"
 
 def rehearse(out, timeout=240, **env):
     full = dict(os.environ, GPU_CHECK_REHEARSAL="1", PYTHON=sys.executable, TORCH_FOO_SIM_THREADS="1",
-                OMP_NUM_THREADS="1", **env)
+                OMP_NUM_THREADS="1")
+    full.update(env)
     return subprocess.run(["bash", str(SCRIPT), str(out)], cwd=ROOT, env=full, capture_output=True, text=True,
                           timeout=timeout)
 
@@ -71,3 +72,20 @@ def test_dist_check_in_one_process(tmp_path):
     report = json.loads(out.read_text())
     assert report["ok"] and report["ranks"][0]["engine"] == "gloo"
     assert all(c["ok"] for c in report["ranks"][0]["checks"])
+
+
+def test_rehearsal_never_builds(tmp_path):
+    # A Python without torch_foo: the rehearsal stops instead of compiling on a shared machine.
+    result = rehearse(tmp_path / "out", PYTHON=str(tmp_path / "no" / "python"))
+    summary = (tmp_path / "out" / "summary.md").read_text()
+    assert result.returncode == 1 and "a rehearsal does not build" in summary, summary
+    assert not (tmp_path / "out" / "build.log").exists()
+
+
+def test_relative_python_and_dir_from_another_folder(tmp_path):
+    python = os.path.relpath(sys.executable, tmp_path)
+    full = dict(os.environ, GPU_CHECK_REHEARSAL="1", PYTHON=python, GPU_CHECK_SKIP="suite benchmarks distributed")
+    result = subprocess.run(["bash", str(ROOT / "run"), "gpu-check", "out"], cwd=tmp_path, env=full,
+                            capture_output=True, text=True, timeout=120)
+    summary = (tmp_path / "out" / "summary.md").read_text()
+    assert result.returncode == 0 and "| smoke | PASS |" in summary, summary
