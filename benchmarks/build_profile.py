@@ -5,8 +5,9 @@
 BUILD_DIR defaults to the one `build/*/` directory. The log holds every build ever run in that
 directory; Ninja appends entries in completion order, so a build starts where an entry ends
 before the one above it. Only the last build is read unless --all is given (then every entry,
-the last time each output was built). Job seconds overlap (Ninja runs jobs in parallel), so read
-the groups as shares of the CPU spent, and the wall figure as the build's length.
+the last time each output was built). Job seconds are CPU seconds when Ninja runs one job per core
+(./run sets CMAKE_BUILD_PARALLEL_LEVEL so); with more jobs than cores they overlap, so read the
+groups as shares of the CPU spent, and the wall figure as the build's length.
 """
 
 import argparse
@@ -110,4 +111,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except BrokenPipeError:  # | head
+        sys.exit(0)
