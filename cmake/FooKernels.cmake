@@ -24,6 +24,11 @@ function(foo_add_kernels target)
     target_include_directories(${target}_cuda PRIVATE "${PROJECT_SOURCE_DIR}/csrc")
     target_compile_options(${target}_cuda PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
     foo_target_warnings(${target}_cuda)
+    # nvcc's fixed cost per file (cudafe++, two host compiles) dominates a generated kernel's
+    # compile; CMake unity-builds CUDA sources from 3.31 on.
+    if(CMAKE_VERSION VERSION_GREATER_EQUAL 3.31)
+      foo_unity_groups(${target}_cuda cuda_pointwise 16 ${_arg_UNITY})
+    endif()
     list(APPEND _targets ${target}_cuda)
   endif()
   # Object libraries: linking them puts their objects straight into the linking library.
