@@ -21,6 +21,8 @@ ALL_DTYPES = sorted({v for v in vars(torch).values() if isinstance(v, torch.dtyp
 
 def kind_of(dtype):
     name = str(dtype)
+    if dtype == getattr(torch, "bcomplex32", None):  # torch 2.14: the CPU moves it, computes nothing
+        return "bytes_only"
     if dtype.is_complex:
         return "complex"
     if re.fullmatch(r"torch\.u?int[1-7]|torch\.q\w+", name):
@@ -52,8 +54,10 @@ def _bytes(t):
 
 def _random_cpu(dtype, shape):
     if dtype.is_complex:  # finite values: conj must flip signs, not meet nan payloads
-        real = {torch.complex32: torch.float16, torch.complex64: torch.float32}.get(dtype, torch.float64)
-        return torch.view_as_complex(torch.randn(*shape, 2).to(real))
+        # (bcomplex32, new in torch 2.14, has bfloat16 parts: view_as_complex does not make it)
+        real = {torch.complex32: torch.float16, torch.complex64: torch.float32,
+                getattr(torch, "bcomplex32", None): torch.bfloat16}.get(dtype, torch.float64)
+        return torch.randn(*shape, 2).to(real).view(dtype).squeeze(-1)
     n = int(np.prod(shape)) * dtype.itemsize
     return torch.randint(0, 256, (n,), dtype=torch.uint8).view(dtype).reshape(shape)
 
@@ -100,8 +104,15 @@ def _run_checks(dtype):
             r = torch.view_as_real(f)
             assert r.device.type == "foo" and r.shape == (4, 6, 2)
             assert _bytes(r.cpu()) == _bytes(torch.view_as_real(c))
-            assert _bytes(torch.view_as_complex(r).cpu()) == _bytes(c)
-            assert _bytes(f.conj().cpu().resolve_conj()) == _bytes(c.conj().resolve_conj())
+            # torch's view_as_complex takes no bfloat16 parts (bcomplex32, 2.14), on any device
+            back = r.view(dtype).squeeze(-1) if r.dtype == torch.bfloat16 else torch.view_as_complex(r)
+            assert _bytes(back.cpu()) == _bytes(c)
+            try:
+                want = c.conj().resolve_conj()
+            except NotImplementedError:  # the CPU cannot conjugate it (bcomplex32, torch 2.14)
+                want = None
+            if want is not None:
+                assert _bytes(f.conj().cpu().resolve_conj()) == _bytes(want)
 
     def fallback_op():
         c = _random_cpu(dtype, (3, 4))

@@ -6,10 +6,13 @@
 #include <ATen/autocast_mode.h>
 #include <torch/library.h>
 
+#include "aten/torch_compat.h"
+
 namespace foo::native {
 namespace {
 
 // ATen's signature lists spell these unqualified (they are written for namespace at).
+FOO_USING_DIMNAME_LIST
 using at::IntArrayRef;
 using at::Scalar;
 using at::ScalarType;
@@ -40,6 +43,7 @@ TORCH_LIBRARY_IMPL(aten, AutocastPrivateUse1, m) {
   AT_FORALL_FP32_SET_OPT_DTYPE(FOO_AUTOCAST_FP32_SET_OPT_DTYPE)
   AT_FORALL_DIFFERENT_REDISPATCH_SIGNATURE(KERNEL_DIFFERENT_REDISPATCH_SIGNATURE_PRIVATEUSEONE)
   AT_FORALL_PROMOTE(FOO_AUTOCAST_PROMOTE)
+  FOO_AUTOCAST_EXTRA(KERNEL_PRIVATEUSEONE)
 #undef FOO_AUTOCAST_LOWER_PRECISION_FP
 #undef FOO_AUTOCAST_FP32
 #undef FOO_AUTOCAST_FP32_SET_OPT_DTYPE

@@ -257,10 +257,12 @@ at::Scalar local_scalar_dense(const at::Tensor& self) {
 
 namespace {
 
-// A fill of a dtype no kernel computes: the CPU makes the one element (with its conversion and
-// errors), the device copies its bytes everywhere.
+// A fill of a dtype no kernel computes: the CPU's fill_ makes the one element (with its conversion
+// and errors: a dtype the CPU cannot fill, such as torch 2.14's bcomplex32, raises its error), the
+// device copies its bytes everywhere.
 at::Tensor& fill_from_host_element(at::Tensor& self, const at::Scalar& value) {
-  const at::Tensor host = at::scalar_tensor(value, at::TensorOptions().dtype(self.scalar_type()));
+  // Two elements: the CPU fills a one-element tensor of any dtype by another path (scalar_fill).
+  const at::Tensor host = at::empty({2}, at::TensorOptions().dtype(self.scalar_type())).fill_(value)[0];
   if (self.numel() == 0) return self;
   const at::Tensor element = at::empty({}, self.options());
   copy_host_to_device(host, element, /*non_blocking=*/false);

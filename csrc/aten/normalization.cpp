@@ -12,6 +12,7 @@
 #include <ATen/native/layer_norm.h>
 
 #include "aten/layout.h"
+#include "aten/torch_compat.h"
 #include "kernels/norm.h"
 #include "native/fused_rms_norm.h"
 #include "native/fused_rms_norm_backward.h"
@@ -190,8 +191,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_group_norm(const at::Tenso
               "of channels in input, but got weight of shape ", weight.sizes(), " and input of shape ", input.sizes());
   TORCH_CHECK(!bias.defined() || bias.numel() == C, "Expected bias to be a vector of size equal to the number of ",
               "channels in input, but got bias of shape ", bias.sizes(), " and input of shape ", input.sizes());
-  // As the CPU, which refuses other layouts.
-  TORCH_CHECK(input.is_contiguous(input.suggest_memory_format()),
+  // As the CPU of this torch (aten/torch_compat.h).
+  TORCH_CHECK(kGroupNormTakesAnyLayout || input.is_contiguous(input.suggest_memory_format()),
               "native_group_norm: expected an input contiguous in its memory format");
   const auto param = param_dtype("native_group_norm", input, {&weight, &bias});
   const at::Tensor x = input.contiguous();

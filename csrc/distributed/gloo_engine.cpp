@@ -17,6 +17,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "aten/torch_compat.h"
 #include "distributed/engine.h"
 #include "runtime/driver/driver.h"
 #include "runtime/host_allocator.h"
@@ -48,7 +49,7 @@ struct HostReduction {
 HostReduction host_reduction(const c10d::ReduceOp& reduce) {
   if (reduce.op_ == c10d::ReduceOp::AVG) return {c10d::ReduceOp::SUM, std::nullopt, true};
   if (reduce.op_ == c10d::ReduceOp::PREMUL_SUM) {
-    const auto* factor = dynamic_cast<const c10d::PreMulSumSupplement*>(reduce.supplement_.get());
+    const auto* factor = dynamic_cast<const FOO_C10D_PREMUL_SUM_SUPPLEMENT*>(reduce.supplement_.get());
     return {c10d::ReduceOp::SUM, factor->double_factor, false};
   }
   return {reduce, std::nullopt, false};
@@ -240,9 +241,15 @@ class GlooEngine final : public Engine {
       // A device-resident PREMUL_SUM factor is read once here, on the caller's thread: the host task
       // must not touch device memory.
       if (part.reduce && part.reduce->op_ == c10d::ReduceOp::PREMUL_SUM) {
-        const auto* factor = dynamic_cast<const c10d::PreMulSumSupplement*>(part.reduce->supplement_.get());
+        const auto* factor = dynamic_cast<const FOO_C10D_PREMUL_SUM_SUPPLEMENT*>(part.reduce->supplement_.get());
         TORCH_CHECK(factor != nullptr, "fooccl ", op_name(call.type), ": PREMUL_SUM without a factor");
-        if (factor->tensor_factor.defined()) part.reduce = c10d::makePreMulSum(factor->tensor_factor.item<double>());
+        if (factor->tensor_factor.defined()) {
+          c10d::ReduceOp host_factor;  // as c10d::makePreMulSum, which 2.11/2.12 name otherwise
+          host_factor.op_ = c10d::ReduceOp::PREMUL_SUM;
+          host_factor.supplement_ =
+              c10::make_intrusive<FOO_C10D_PREMUL_SUM_SUPPLEMENT>(factor->tensor_factor.item<double>());
+          part.reduce = host_factor;
+        }
       }
     }
   }
