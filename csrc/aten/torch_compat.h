@@ -32,9 +32,9 @@ constexpr bool kGroupNormTakesAnyLayout = FOO_TORCH_AT_LEAST(2, 14);
 #define FOO_C10D_PREMUL_SUM_SUPPLEMENT c10d::NCCLPreMulSumSupplement
 #endif
 
-// Named tensors: torch 2.11's autocast lists spell at::DimnameList unqualified; 2.14 has no
-// named tensors. FOO_USING_DIMNAME_LIST brings the name in where it exists.
-#if FOO_TORCH_AT_LEAST(2, 14)
+// Named tensors: the autocast lists of torch 2.11 and 2.12 spell at::DimnameList unqualified;
+// 2.13 has no named tensors. FOO_USING_DIMNAME_LIST brings the name in where it exists.
+#if FOO_TORCH_AT_LEAST(2, 13)
 #define FOO_USING_DIMNAME_LIST
 #else
 #define FOO_USING_DIMNAME_LIST using at::DimnameList;
