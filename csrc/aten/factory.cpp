@@ -52,9 +52,9 @@ at::Tensor& arange_out(const at::Scalar& start, const at::Scalar& end, const at:
   AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, out.scalar_type(), "arange_foo", [&] {
     using accscalar_t = at::acc_type<scalar_t, false>;  // the CPU's: double for float, int64 for ints
     // An integer step that truncates to 0 (arange(0, 10, 0.1, dtype=int64)): torch 2.13's
-    // compute_arange_size raises this (a ValueError there); 2.11's divides by it (SIGFPE), so the
-    // check comes first, a RuntimeError as for a step of exactly 0.
-    TORCH_CHECK(step.to<accscalar_t>() != accscalar_t(0), "step must be nonzero");
+    // compute_arange_size raises this ValueError; 2.11's divides by it (SIGFPE), so the check comes
+    // first. A step of exactly 0 is left to compute_arange_size (a RuntimeError in every torch).
+    TORCH_CHECK_VALUE(step.toDouble() == 0 || step.to<accscalar_t>() != accscalar_t(0), "step must be nonzero");
     const int64_t size = at::native::compute_arange_size<scalar_t>(start, end, step);
     const int64_t numel = out.numel();
     if (numel != size) {
