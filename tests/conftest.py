@@ -33,6 +33,20 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "slow: takes minutes on the 2-core CI machine (still runs in CI)")
 
 
+def pytest_collection_finish(session):
+    """A test module with a slow setup independent of the other tests (a build of a copy of the
+    project) defines `start_early(config)`; it starts here, once, when the session's tests are
+    known, and runs while the tests before it do."""
+    if session.config.option.collectonly:
+        return
+    started = set()
+    for item in session.items:
+        module = getattr(item, "module", None)
+        if module is not None and module not in started and hasattr(module, "start_early"):
+            started.add(module)
+            module.start_early(session.config)
+
+
 @pytest.fixture(autouse=True)
 def _isolate(request):
     """Each device test starts on foo:0 with the silent policy; policy tests set their own."""
