@@ -10,6 +10,7 @@ built, so nothing here imports torch_foo at import time or touches a device for
 those tests.
 """
 
+import contextlib
 import os
 import site
 import subprocess
@@ -61,6 +62,29 @@ def _isolate(request):
     yield
     torch_foo.set_fallback_policy("silent")
     torch.foo.set_device(0)
+
+
+@contextlib.contextmanager
+def foo_kernels_only():
+    """What runs inside runs on foo's own kernels: a CPU fallback raises at once (policy "error",
+    naming the op), and the fallback report, reset on entry, is still empty on exit (nothing fell
+    back where an exception was caught). The one way the tests say "no CPU fallback"."""
+    import torch_foo
+
+    torch_foo.reset_fallback_report()
+    torch_foo.set_fallback_policy("error")
+    try:
+        yield
+    finally:
+        torch_foo.set_fallback_policy("silent")
+    assert torch_foo.fallback_report() == {}, f"fell back to the CPU: {torch_foo.fallback_report()}"
+
+
+@pytest.fixture
+def no_fallback():
+    """The whole test runs on foo's own kernels (foo_kernels_only)."""
+    with foo_kernels_only():
+        yield
 
 
 @pytest.fixture

@@ -13,12 +13,6 @@ import torch_foo
 LOW = [torch.float16, torch.bfloat16]
 
 
-@pytest.fixture
-def no_fallback():
-    torch_foo.reset_fallback_report()
-    yield
-    assert torch_foo.fallback_report() == {}
-
 
 def test_policy_is_cudas_op_for_op():
     names = torch._C._dispatch_get_all_op_names()

@@ -16,10 +16,7 @@ MATH = torch.ops.aten._scaled_dot_product_attention_math
 FUSED = torch.ops.aten._scaled_dot_product_fused_attention_overrideable
 
 
-@pytest.fixture(autouse=True)
-def _fallback_free():
-    torch_foo.set_fallback_policy("error")
-    yield
+pytestmark = pytest.mark.usefixtures("no_fallback")  # every test: foo kernels only
 
 
 def rand(*shape, dtype=torch.float64, gen):

@@ -244,12 +244,6 @@ def test_complex_casts_and_fill(dtype):
         f * f  # an op no kernel computes names itself and the dtype
 
 
-@pytest.fixture
-def no_fallback():
-    torch_foo.reset_fallback_report()
-    yield
-    assert torch_foo.fallback_report() == {}
-
 
 @pytest.mark.parametrize("dtype", [torch.complex32, torch.complex64, torch.complex128], ids=str)
 def test_data_movement_kernels_move_complex_elements(dtype, no_fallback):

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import torch_foo
+from conftest import foo_kernels_only
 
 FLOATS = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
 INTS = [torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8]
@@ -22,9 +23,8 @@ def same_as_cpu(fn):
         with pytest.raises(type(e)):
             fn("foo")
         return
-    torch_foo.reset_fallback_report()
-    actual = fn("foo")
-    assert torch_foo.fallback_report() == {}
+    with foo_kernels_only():
+        actual = fn("foo")
     assert actual.device.type == "foo"
     assert actual.dtype == expected.dtype and actual.shape == expected.shape
     assert torch.equal(actual.cpu(), expected), f"{(actual.cpu() != expected).sum().item()} elements differ"
@@ -142,12 +142,10 @@ def test_fill_edge_cases():
             torch.empty(3, dtype=dtype, device="foo").fill_(value)
 
 
-def test_factories_hit_no_fallback():
-    torch_foo.reset_fallback_report()
+def test_factories_hit_no_fallback(no_fallback):
     torch.arange(10, device="foo")
     torch.linspace(0, 1, 7, device="foo")
     torch.zeros(3, device="foo")
     torch.ones(2, 2, device="foo")
     torch.full((2, 3), 1.5, device="foo")
     torch.zeros_like(torch.empty(3, device="foo"))
-    assert torch_foo.fallback_report() == {}

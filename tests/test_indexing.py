@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import torch_foo
-from conftest import assert_foo_equal, run_python
+from conftest import assert_foo_equal, run_python, foo_kernels_only
 
 F = torch.nn.functional
 
@@ -35,9 +35,8 @@ def close(actual, expected, **kw):
 @pytest.fixture
 def native():
     """The block must not fall back to the CPU."""
-    torch_foo.reset_fallback_report()
-    yield
-    assert not torch_foo.fallback_report(), f"fell back: {torch_foo.fallback_report()}"
+    with foo_kernels_only():
+        yield
 
 
 # ---- sizes crossing block / tile / batch boundaries -----------------------------------------

@@ -7,15 +7,12 @@ import torch
 import torch.nn.functional as F
 
 import torch_foo
+from conftest import foo_kernels_only
 
 
 def _native(fn):
-    torch_foo.reset_fallback_report()
-    torch_foo.set_fallback_policy("error")
-    try:
+    with foo_kernels_only():
         return fn()
-    finally:
-        torch_foo.set_fallback_policy("silent")
 
 
 def _forward_backward(loss_fn, *tensors):

@@ -15,6 +15,7 @@ import torch.nn.functional as F
 from torch import nn
 
 import torch_foo
+from conftest import foo_kernels_only
 
 pytestmark = pytest.mark.slow
 
@@ -42,13 +43,8 @@ def _compare(model, batch, loss_fn, rtol=1e-4, atol=1e-5, lr=3e-3, state_atol=No
     get is rounding noise, which Adam normalises into steps of up to lr: there the two runs must
     only stay within STEPS * lr of each other (and of the start)."""
     cpu_losses, cpu_state = _train(copy.deepcopy(model), batch, loss_fn, "cpu", lr)
-    torch_foo.reset_fallback_report()
-    torch_foo.set_fallback_policy("error")
-    try:
+    with foo_kernels_only():
         foo_losses, foo_state = _train(copy.deepcopy(model), batch, loss_fn, "foo", lr)
-    finally:
-        torch_foo.set_fallback_policy("silent")
-    assert torch_foo.fallback_report() == {}
     torch.testing.assert_close(foo_losses, cpu_losses, rtol=rtol, atol=atol)
     assert foo_losses[-1] < foo_losses[0], "the model did not train"
     for name, part in noise:
@@ -146,15 +142,12 @@ def test_cnn_batchnorm_pooling_dropout():
     # Dropout draws differ between devices: parity with p=0 (same graph, dropout in train mode) ...
     _compare(CNN(p=0.0), batch, _classify)
     # ... and with p=0.5 the mask is native and has the right statistics.
-    torch_foo.set_fallback_policy("error")
-    try:
+    with foo_kernels_only():
         model = CNN(p=0.5).to("foo").train()
         h = torch.ones(64, 1024, device="foo", requires_grad=True)
         out = model.dropout(h)
         out.backward(torch.full_like(out, 3.0))
         model(batch[0].to("foo")).sum().backward()
-    finally:
-        torch_foo.set_fallback_policy("silent")
     out, grad = out.detach().cpu(), h.grad.cpu()
     kept = out != 0
     assert torch.all(out[kept] == 2.0)

@@ -9,11 +9,7 @@ import philox_reference as ref
 import torch_foo
 
 
-@pytest.fixture(autouse=True)
-def no_fallback():
-    torch_foo.reset_fallback_report()
-    yield
-    assert torch_foo.fallback_report() == {}
+pytestmark = pytest.mark.usefixtures("no_fallback")  # every test: foo kernels only
 
 
 def on_foo(t):

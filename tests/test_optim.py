@@ -14,6 +14,7 @@ from torch.autograd import DeviceType
 from torch.profiler import ProfilerActivity, profile
 
 import torch_foo
+from conftest import foo_kernels_only
 
 SIZES = [(3, 5), (0,), (4099,), (7,), (2, 3, 4)]  # 4099: more than one 4096-element chunk
 
@@ -80,9 +81,8 @@ def test_foreach_op_matches_cpu_without_fallback(name, dtype):
     cpu_lists = _lists(n, dtype, positive)
     foo_lists = _to_foo(cpu_lists)
     expected = call(cpu_lists)
-    torch_foo.set_fallback_policy("error")
-    actual = call(foo_lists)
-    torch_foo.set_fallback_policy("silent")
+    with foo_kernels_only():
+        actual = call(foo_lists)
     _check(actual, expected, dtype)
 
 
@@ -102,9 +102,8 @@ def test_slow_route_for_mixed_dtypes_and_strides():
     b = [torch.randn(4, 6), torch.randn(4, 6), torch.randn(3).double()]
     fa, fb = [t.to("foo") for t in a], [t.to("foo") for t in b]
     expected = torch._foreach_add(a, b, alpha=0.5)
-    torch_foo.set_fallback_policy("error")
-    actual = torch._foreach_add(fa, fb, alpha=0.5)
-    torch_foo.set_fallback_policy("silent")
+    with foo_kernels_only():
+        actual = torch._foreach_add(fa, fb, alpha=0.5)
     _check(actual, expected, torch.float32)
 
 
@@ -165,11 +164,8 @@ def test_optimizer_five_steps_match_cpu(name, clip):
         pytest.skip("clipping is checked with two optimizers")
     model = _model()
     cpu_losses, cpu_params = _steps(model, OPTIMIZERS[name], "cpu", clip)
-    torch_foo.reset_fallback_report()
-    torch_foo.set_fallback_policy("error")
-    foo_losses, foo_params = _steps(model, OPTIMIZERS[name], "foo", clip)
-    torch_foo.set_fallback_policy("silent")
-    assert torch_foo.fallback_report() == {}
+    with foo_kernels_only():
+        foo_losses, foo_params = _steps(model, OPTIMIZERS[name], "foo", clip)
     torch.testing.assert_close(torch.stack(foo_losses), torch.stack(cpu_losses), rtol=1e-5, atol=1e-6)
     for a, b in zip(foo_params, cpu_params):
         torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
@@ -210,13 +206,10 @@ def test_fused_sgd_adagrad_grad_scale_and_found_inf(op):
             torch._fused_adagrad_(ps, gs, state, steps, lr=0.01, lr_decay=0.1, weight_decay=0.1, eps=1e-10,
                                   maximize=False, **scale)
         return [t.cpu() for t in ps + gs + state]
-    torch_foo.set_fallback_policy("error")
-    try:
+    with foo_kernels_only():
         for found in (0.0, 1.0):
             for a, b in zip(run("foo", found), run("cpu", found)):
                 torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
-    finally:
-        torch_foo.set_fallback_policy("silent")
 
 
 def test_fused_adam_rejects_integer_params():

@@ -25,11 +25,7 @@ def assert_exact(actual, expected):
     assert bool(same.all()), f"{(~same).sum().item()} of {a.numel()} elements differ"
 
 
-@pytest.fixture(autouse=True)
-def no_fallback():
-    torch_foo.reset_fallback_report()
-    yield
-    assert torch_foo.fallback_report() == {}
+pytestmark = pytest.mark.usefixtures("no_fallback")  # every test: foo kernels only
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=str)

@@ -21,12 +21,6 @@ def assert_exact(actual, expected):
     assert torch.equal(actual.cpu(), expected), f"{(actual.cpu() != expected).sum().item()} elements differ"
 
 
-@pytest.fixture
-def no_fallback():
-    torch_foo.reset_fallback_report()
-    yield
-    assert torch_foo.fallback_report() == {}
-
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=str)
 @pytest.mark.parametrize("normal", [True, False], ids=["normal_", "uniform_"])

@@ -9,6 +9,7 @@ import torch.nn as nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 import torch_foo
+from conftest import foo_kernels_only
 
 
 @pytest.fixture(autouse=True)
@@ -16,10 +17,8 @@ def _fallback_free():
     """nn.LSTM/nn.GRU run with nothing on the CPU: the cells, the gate matmuls and the
     data-movement ops they reach (cat/stack of steps and directions, index_select/index_add/scatter
     of packing and unsorting) are all native."""
-    torch_foo.set_fallback_policy("error")
-    torch_foo.reset_fallback_report()
-    yield
-    assert torch_foo.fallback_report() == {}
+    with foo_kernels_only():
+        yield
 
 
 def run_model(model, x, lengths, device, packed):
