@@ -36,16 +36,17 @@ def pytest_configure(config):
 
 def pytest_collection_finish(session):
     """A test module with a slow setup independent of the other tests (a build of a copy of the
-    project) defines `start_early(config)`; it starts here, once, when the session's tests are
-    known, and runs while the tests before it do."""
+    project, of its examples) defines `start_early(config, items)`; it starts here, once, when the
+    session's tests are known (items: the module's), and runs while the tests before it do."""
     if session.config.option.collectonly:
         return
-    started = set()
+    by_module = {}
     for item in session.items:
         module = getattr(item, "module", None)
-        if module is not None and module not in started and hasattr(module, "start_early"):
-            started.add(module)
-            module.start_early(session.config)
+        if module is not None and hasattr(module, "start_early"):
+            by_module.setdefault(module, []).append(item)
+    for module, items in by_module.items():
+        module.start_early(session.config, items)
 
 
 @pytest.fixture(autouse=True)

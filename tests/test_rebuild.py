@@ -67,9 +67,10 @@ class _Build:
         cmd = [sys.executable, "-m", "pip", "install", "-v", "--no-build-isolation", "--no-deps",
                "--upgrade", "--target", str(site_dir), str(src)]
         self.log = site_dir.parent / "build.log"
+        # nice(1), not preexec_fn: that is unsafe in a process with threads (sim's, autograd's).
+        prefix = ["nice", "-n", str(nice)] if nice and shutil.which("nice") else []
         with open(self.log, "w") as log:
-            self.proc = subprocess.Popen(cmd, cwd=src, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                         preexec_fn=(lambda: os.nice(nice)) if nice else None)
+            self.proc = subprocess.Popen(prefix + cmd, cwd=src, env=env, stdout=log, stderr=subprocess.STDOUT)
 
     def wait(self) -> list[str]:
         returncode = self.proc.wait(timeout=1500)
@@ -115,7 +116,7 @@ def _run_python(site_dir: Path, code: str) -> str:
 _early: dict = {}
 
 
-def start_early(config) -> None:
+def start_early(config, items=()) -> None:
     """Copies the project and starts its first build, niced so the tests running beside it keep
     their pace (conftest.py calls this when the session's tests are collected)."""
     base = config._tmp_path_factory.mktemp("rebuild")
