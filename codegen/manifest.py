@@ -14,8 +14,10 @@ TOP_KEYS = ("aten", "custom")
 ATEN_KEYS = ("op", "kernel", "out_as_primary", "pointwise", "tests")
 CUSTOM_KEYS = ("schema", "kernel", "tags", "tests")
 # Keys of an entry's optional `tests:` mapping (read by tests/ops/, not by the generators).
-# Custom ops have no OpInfo, so they can only say which tests cover them.
-ATEN_TEST_KEYS = ("opinfo", "skip", "covered_by")
+# Custom ops have no OpInfo, so they can only say which tests cover them. A backward op has no
+# OpInfo either: `gradient_of` names the OpInfos whose gradient tests reach it (tests/ops checks
+# that their backward calls it on foo).
+ATEN_TEST_KEYS = ("opinfo", "skip", "covered_by", "gradient_of")
 CUSTOM_TEST_KEYS = ("covered_by",)
 
 class ManifestError(Exception):
@@ -28,11 +30,13 @@ class ManifestError(Exception):
 @dataclass(frozen=True)
 class Tests:
     """How tests/ops/ covers an entry: OpInfo names overriding the automatic mapping, cases or
-    dtypes or OpInfo variants opted out of (key -> written reason), or the tests that cover it."""
+    dtypes or OpInfo variants opted out of (key -> written reason), or the tests that cover it:
+    named in words (covered_by), or, for a backward op, the OpInfos whose gradients call it."""
 
     opinfo: tuple[str, ...] = ()
     skip: tuple[tuple[str, str], ...] = ()
     covered_by: str = ""
+    gradient_of: tuple[str, ...] = ()
     line: int = 0  # of the `tests:` key; 0 when the entry has none
 
 
@@ -185,10 +189,19 @@ def _tests(e: LineDict, path: str, allowed) -> Tests:
             "write e.g. 'tests: {skip: {float16: \"no half kernel yet\"}}' or 'tests: {covered_by: \"tests/test_x.py\"}'",
         )
     _check_keys(t, allowed, (), path, "tests")
-    if "covered_by" in t and len(t) > 1:
+    for alone in ("covered_by", "gradient_of"):
+        if alone in t and len(t) > 1:
+            raise ManifestError(
+                path, line, f"'{alone}' says the op has no generated tests of its own, so it cannot go with "
+                + " or ".join(f"'{k}'" for k in t if k != alone),
+                f"keep either '{alone}' or 'opinfo'/'skip'",
+            )
+    gradient_of = t.get("gradient_of", [])
+    if "gradient_of" in t and (not isinstance(gradient_of, list) or not gradient_of
+                               or not all(isinstance(n, str) and n.strip() for n in gradient_of)):
         raise ManifestError(
-            path, line, "'covered_by' says the op has no generated tests, so it cannot go with 'opinfo' or 'skip'",
-            "keep either 'covered_by' or 'opinfo'/'skip'",
+            path, t.key_lines["gradient_of"], f"'gradient_of' must be a non-empty list of OpInfo names, got {gradient_of!r}",
+            "write e.g. 'gradient_of: [nn.functional.relu, threshold]' (the OpInfos whose backward calls this op)",
         )
     opinfo = t.get("opinfo", [])
     if "opinfo" in t and (not isinstance(opinfo, list) or not opinfo or not all(isinstance(n, str) and n.strip() for n in opinfo)):
@@ -223,6 +236,7 @@ def _tests(e: LineDict, path: str, allowed) -> Tests:
         tuple(n.strip() for n in opinfo),
         tuple((k.strip(), r.strip()) for k, r in skip.items()),
         covered_by.strip(),
+        tuple(n.strip() for n in gradient_of),
         line,
     )
 

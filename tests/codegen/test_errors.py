@@ -99,6 +99,11 @@ CASES = {
         VIEW + "    tests:\n      covered_by: tests/test_views.py\n      skip: {out: why}\n", 4,
         ["'covered_by'", "cannot go with"], ["keep either"],
     ),
+    "tests_gradient_of_not_list": (VIEW + "    tests:\n      gradient_of: view\n", 5, ["'gradient_of' must be a non-empty list"], ["gradient_of: ["]),
+    "tests_gradient_of_and_skip": (
+        VIEW + "    tests:\n      gradient_of: [view]\n      skip: {out: why}\n", 4,
+        ["'gradient_of'", "cannot go with 'skip'"], ["keep either"],
+    ),
     "tests_custom_opinfo": (AXPBY + "    tests:\n      opinfo: [add]\n", 5, ["unknown key 'opinfo'"], ["'covered_by'"]),
     "invalid_yaml": ("aten:\n  - op: [view\n", 3, ["invalid YAML"], ["fix the YAML syntax"]),
 }

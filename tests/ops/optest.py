@@ -159,7 +159,7 @@ def targets():
     out = {}
     claims = {}
     for entry in load_manifest().aten:
-        if entry.tests.covered_by:
+        if entry.tests.covered_by or entry.tests.gradient_of:
             continue
         for o in map_entry(entry):
             t = out.setdefault(opinfo_key(o), Target(opinfo_key(o), o))

@@ -8,10 +8,12 @@ the CPU. Samples are made on the CPU first, outside that check.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
 import torch
+import torch.utils._python_dispatch
 from torch.utils import _pytree as pytree
 
 import torch_foo
@@ -78,12 +80,19 @@ def test_manifest_entry_is_tested(entry):
     """An op has OpInfo tests or says what covers it; its opt-outs name real cases."""
     name, at = entry_name(entry), where(entry)
     if entry.tests.covered_by:
-        for path in re.findall(r"tests/[\w/.-]+\.py", entry.tests.covered_by):
+        paths = re.findall(r"tests/[\w/.-]+\.py", entry.tests.covered_by)
+        assert paths, (f"{at}: {name}'s covered_by names no test file; write which one (\"tests/test_....py: what it "
+                       "checks\"), or, for a backward op, 'gradient_of: [<OpInfo>]'")
+        for path in paths:
             assert (REPO / path).exists(), f"{at}: {name} is covered_by {path}, which does not exist"
         return
     if not hasattr(entry, "op"):
         pytest.fail(f"{at}: custom op {name} has no OpInfo; add 'tests: {{covered_by: \"tests/test_....py\"}}'")
     names = {o.name for o in op_db}
+    if entry.tests.gradient_of:  # measured by test_backward_op_is_reached_by_the_gradients_it_names
+        for n in entry.tests.gradient_of:
+            assert n in names, f"{at}: gradient_of names '{n}', not an OpInfo; " + did_you_mean(n, names, "see torch's op_db")
+        return
     for n in entry.tests.opinfo:
         qualified = sorted(m for m in names if m.endswith(f".{n}"))  # nll_loss -> nn.functional.nll_loss
         hint = f"did you mean '{qualified[0]}'?" if qualified else did_you_mean(n, names, "see torch's op_db")
@@ -104,6 +113,51 @@ def test_manifest_entry_is_tested(entry):
     assert any(o.variant_test_name not in skipped or not o.variant_test_name for o in found), (
         f"{at}: every OpInfo variant of {name} is skipped; say what tests it with 'covered_by' instead"
     )
+
+
+class _FooOps(torch.utils._python_dispatch.TorchDispatchMode):
+    """Records the aten ops called with a foo tensor among their arguments (the autograd engine
+    runs backward on its own thread; the mode follows it there)."""
+
+    def __init__(self):
+        super().__init__()
+        self.names = set()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        leaves = pytree.tree_leaves((args, kwargs or {}))
+        if any(isinstance(x, torch.Tensor) and x.device.type == "foo" for x in leaves):
+            self.names.add(func._schema.name)
+        return func(*args, **(kwargs or {}))
+
+
+GRADIENT_ENTRIES = [e for e in MANIFEST.aten if e.tests.gradient_of]
+
+
+@pytest.mark.parametrize("entry", GRADIENT_ENTRIES, ids=entry_name)
+def test_backward_op_is_reached_by_the_gradients_it_names(entry):
+    """A backward op's coverage is measured, not declared: the backward pass of a sample of one of
+    the OpInfos its `gradient_of` names, run on foo, calls it on foo (and those OpInfos' gradient
+    tests compare that backward with the CPU's)."""
+    wanted = "aten::" + entry.op.split(".")[0]
+    seen = set()
+    for opinfo in (o for o in op_db if o.name in entry.tests.gradient_of):
+        dtype = torch.float32 if torch.float32 in opinfo.supported_backward_dtypes("cpu") else torch.float64
+        with torch.random.fork_rng(devices=[]):
+            torch.default_generator.manual_seed(0)
+            cpu_samples = list(itertools.islice(opinfo.sample_inputs_func(opinfo, "cpu", dtype, True), 8))
+        for sample in cpu_samples:
+            s = on("foo", sample)
+            recorder = _FooOps()
+            with recorder:
+                out = opinfo.op(s.input, *s.args, **s.kwargs)
+                grads = [o for o in pytree.tree_leaves(out) if isinstance(o, torch.Tensor) and o.requires_grad]
+                if grads:
+                    torch.autograd.backward(grads, [torch.ones_like(g) for g in grads])
+            if wanted in recorder.names:
+                return
+            seen |= recorder.names
+    pytest.fail(f"{where(entry)}: no backward of {', '.join(entry.tests.gradient_of)} called {wanted} on foo; "
+                f"they called {', '.join(sorted(n for n in seen if 'backward' in n)) or 'no backward op'}")
 
 
 # ---- values, layouts, out=, in-place ----------------------------------------------------------
