@@ -61,6 +61,9 @@ def needs_guard(f: NativeFunction, device_kernels: frozenset[str]) -> bool:
 
 # Non-pointwise aten ops whose named tensor argument may be a 0-dim CPU tensor (a fill value).
 CPU_SCALAR_ARGS = {"fill": ("value",), "masked_fill": ("value",)}  # keyed by base name (fill_ → fill)
+# Advanced indexing takes CPU index tensors of any shape, as on CUDA (`x[idx]`, `x[idx] = v` with
+# `idx` on the CPU): the kernel moves them to the device (ATen's AdvancedIndex does the same).
+CPU_INDEX_ARGS = {"index": ("indices",), "_index_put_impl": ("indices",), "index_put": ("indices",)}  # base names
 
 
 def device_checks(f: NativeFunction, namespace: str, guard: bool = True) -> list[str]:
@@ -85,7 +88,11 @@ def device_checks(f: NativeFunction, namespace: str, guard: bool = True) -> list
         relaxed = namespace == "aten" and f.device_check == DeviceCheckType.NoCheck
         pointwise = relaxed and "pointwise" in f.tags
         scalar_args = CPU_SCALAR_ARGS.get(f.func.name.name.base, ()) if relaxed else ()
+        index_args = CPU_INDEX_ARGS.get(f.func.name.name.base, ()) if relaxed else ()
         for a in tensors:
+            if a.name in index_args:
+                lines.append(f'check_device_or_cpu("{label}", "{a.name}", {a.name}, common_device_);')
+                continue
             writes = a.annotation is not None and a.annotation.is_write
             scalar_ok = (pointwise or a.name in scalar_args) and not (a.name in outs or writes)
             lines.append(

@@ -648,6 +648,7 @@ C10_DIAGNOSTIC_POP()
 namespace {
 
 using foo::native::check_device;
+using foo::native::check_device_or_cpu;
 using foo::native::note_device;
 
 at::Tensor wrapper__copy_from_and_resize(const at::Tensor & self, const at::Tensor & dst) {

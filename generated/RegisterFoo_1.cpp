@@ -1123,6 +1123,7 @@ C10_DIAGNOSTIC_POP()
 namespace {
 
 using foo::native::check_device;
+using foo::native::check_device_or_cpu;
 using foo::native::note_device;
 
 at::Tensor & wrapper_normal_(at::Tensor & self, double mean, double std, ::std::optional<at::Generator> generator) {

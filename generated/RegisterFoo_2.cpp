@@ -901,6 +901,7 @@ C10_DIAGNOSTIC_POP()
 namespace {
 
 using foo::native::check_device;
+using foo::native::check_device_or_cpu;
 using foo::native::note_device;
 
 at::Tensor wrapper_as_strided(const at::Tensor & self, c10::SymIntArrayRef size, c10::SymIntArrayRef stride, ::std::optional<c10::SymInt> storage_offset) {

@@ -937,6 +937,7 @@ C10_DIAGNOSTIC_POP()
 namespace {
 
 using foo::native::check_device;
+using foo::native::check_device_or_cpu;
 using foo::native::note_device;
 
 at::Tensor & wrapper_set__source_Tensor(at::Tensor & self, const at::Tensor & source) {

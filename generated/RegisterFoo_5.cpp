@@ -1212,6 +1212,7 @@ C10_DIAGNOSTIC_POP()
 namespace {
 
 using foo::native::check_device;
+using foo::native::check_device_or_cpu;
 using foo::native::note_device;
 
 at::Tensor wrapper__reshape_alias(const at::Tensor & self, c10::SymIntArrayRef size, c10::SymIntArrayRef stride) {

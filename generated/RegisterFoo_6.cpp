@@ -232,6 +232,7 @@ C10_DIAGNOSTIC_POP()
 namespace {
 
 using foo::native::check_device;
+using foo::native::check_device_or_cpu;
 using foo::native::note_device;
 
 at::Tensor wrapper_view(const at::Tensor & self, c10::SymIntArrayRef size) {
@@ -379,7 +380,7 @@ at::Tensor wrapper_upsample_linear1d(const at::Tensor & self, c10::SymIntArrayRe
 at::Tensor & wrapper_index_Tensor_out(const at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::index.Tensor_out", "self", self, common_device_, false);
-  check_device("aten::index.Tensor_out", "indices", indices, common_device_, false);
+  check_device_or_cpu("aten::index.Tensor_out", "indices", indices, common_device_);
   check_device("aten::index.Tensor_out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
   return at::wrapper_PrivateUse1_index_out_Tensor_out(self, indices, out);
@@ -388,7 +389,7 @@ at::Tensor & wrapper_index_Tensor_out(const at::Tensor & self, const c10::List<:
 at::Tensor wrapper_index_Tensor(const at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::index.Tensor", "self", self, common_device_, false);
-  check_device("aten::index.Tensor", "indices", indices, common_device_, false);
+  check_device_or_cpu("aten::index.Tensor", "indices", indices, common_device_);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
   return at::wrapper_PrivateUse1_index_Tensor(self, indices);
 }
@@ -396,7 +397,7 @@ at::Tensor wrapper_index_Tensor(const at::Tensor & self, const c10::List<::std::
 at::Tensor & wrapper__index_put_impl_(at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices, const at::Tensor & values, bool accumulate, bool unsafe) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_index_put_impl_", "self", self, common_device_, false);
-  check_device("aten::_index_put_impl_", "indices", indices, common_device_, false);
+  check_device_or_cpu("aten::_index_put_impl_", "indices", indices, common_device_);
   check_device("aten::_index_put_impl_", "values", values, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
   return foo::native::index_put_impl_(self, indices, values, accumulate, unsafe);

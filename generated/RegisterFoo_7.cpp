@@ -744,6 +744,7 @@ C10_DIAGNOSTIC_POP()
 namespace {
 
 using foo::native::check_device;
+using foo::native::check_device_or_cpu;
 using foo::native::note_device;
 
 at::Tensor wrapper_empty_memory_format(c10::SymIntArrayRef size, ::std::optional<at::ScalarType> dtype, ::std::optional<at::Layout> layout, ::std::optional<at::Device> device, ::std::optional<bool> pin_memory, ::std::optional<at::MemoryFormat> memory_format) {

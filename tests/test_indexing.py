@@ -370,3 +370,40 @@ def test_decoder_step_indexing_ops_native():
     assert not fallen, f"indexing ops fell back: {fallen} (all fallbacks: {report})"
     torch.testing.assert_close(losses[1], losses[0], rtol=1e-5, atol=1e-5)
     close(foo_model.tok.weight.grad, model.tok.weight.grad, rtol=1e-4, atol=1e-5)
+
+
+# ---- CPU index tensors, as on CUDA -------------------------------------------------------------
+
+
+def test_cpu_index_tensors_are_accepted_as_on_cuda(no_fallback):
+    """x[idx], x[mask], x[idx] = v and index_put_ take index tensors on the CPU (moved to the
+    device, as CUDA's AdvancedIndex does); index_select does not, as on CUDA."""
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(6, 5, generator=g)
+    xf = x.to("foo")
+    rows, cols = torch.tensor([4, 0, 4, -1]), torch.tensor([1, 3, 1, 0])
+    mask = torch.rand(6, generator=g) > 0.5
+    assert_foo_equal(xf[rows], x[rows])
+    assert_foo_equal(xf[rows, cols], x[rows, cols])
+    assert_foo_equal(xf[:, cols], x[:, cols])
+    assert_foo_equal(xf[mask], x[mask])
+    assert_foo_equal(xf[rows.int()], x[rows.int()])
+    mixed = xf[rows.to("foo"), cols]  # one on foo, one on the CPU
+    assert_foo_equal(mixed, x[rows, cols])
+
+    values = torch.randn(4, generator=g)
+    expected, actual = x.clone(), xf.clone()
+    expected.index_put_((rows, cols), values, accumulate=True)
+    actual.index_put_((rows, cols), values.to("foo"), accumulate=True)
+    torch.testing.assert_close(actual.cpu(), expected)
+    assert actual.device.type == "foo"
+    expected[mask] = 7.0
+    actual[mask] = 7.0
+    expected[rows] = torch.arange(5.0)
+    actual[rows] = torch.arange(5.0).to("foo")
+    torch.testing.assert_close(actual.cpu(), expected)
+
+    with pytest.raises(RuntimeError, match="index_select: Expected all tensors to be on the same device"):
+        xf.index_select(0, rows.abs())
+    with pytest.raises(IndexError, match="out of bounds|out of range"):
+        xf[torch.tensor([6])]

@@ -62,6 +62,18 @@ inline void check_device(const char* op, const char* arg,
   }
 }
 
+// An index argument of advanced indexing (index, index_put_): CPU index tensors are accepted, as on
+// CUDA, and the kernel moves them to the device; foo ones must be on the common device.
+inline void check_device_or_cpu(const char* op, const char* arg, const c10::List<::std::optional<at::Tensor>>& ts,
+                                ::std::optional<c10::Device>& common) {
+  for (size_t i = 0; i < ts.size(); ++i) {
+    const ::std::optional<at::Tensor> t = ts.get(i);
+    if (t.has_value() && t->defined() && !t->device().is_cpu()) {
+      check_device(op, arg, *t, common, false);
+    }
+  }
+}
+
 // For ops that copy across devices: remember the first foo device, check nothing.
 inline void note_device(const at::Tensor& t, ::std::optional<c10::Device>& common) {
   if (!common.has_value() && t.defined() && t.device().type() == c10::DeviceType::PrivateUse1) {

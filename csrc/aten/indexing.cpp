@@ -238,6 +238,9 @@ AdvancedIndexInfo advanced_index(at::Tensor self, const c10::List<std::optional<
   if (!at::native::hasContiguousSubspace(indices)) std::tie(self, indices) = at::native::transposeToFront(self, indices);
   for (auto& index : indices) {
     if (index.defined() && index.scalar_type() == at::kInt) index = index.to(at::kLong);
+    // A CPU index tensor (accepted as on CUDA, aten/device_check.h) moves to the device, as ATen's
+    // AdvancedIndex does; expandTensors already moved CPU boolean masks before taking nonzero().
+    if (index.defined() && index.device() != self.device()) index = index.to(self.device());
   }
 
   AdvancedIndexInfo info;

@@ -210,6 +210,7 @@ C10_DIAGNOSTIC_POP()
 namespace {
 
 using foo::native::check_device;
+using foo::native::check_device_or_cpu;
 using foo::native::note_device;
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_max_dim_max(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & max, at::Tensor & max_values) {

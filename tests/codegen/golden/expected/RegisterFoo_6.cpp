@@ -11,6 +11,7 @@
 namespace {
 
 using foo::native::check_device;
+using foo::native::check_device_or_cpu;
 using foo::native::note_device;
 
 at::Tensor wrapper_view(const at::Tensor & self, c10::SymIntArrayRef size) {
