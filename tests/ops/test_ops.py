@@ -157,7 +157,7 @@ def test_inplace(key, dtype, sid):
         return result
 
     # Where the result would broadcast beyond self, the CPU raises and so must foo.
-    check_against_cpu(call, s, _what(key, dtype, "inplace", s), dtype)
+    check_against_cpu(call, s, _what(key, dtype, "inplace", s), dtype, t.opinfo)
 
 
 def _opted_out_dtypes():
