@@ -29,6 +29,20 @@ _NO_DEVICE_DIRS = (TESTS / "codegen",)
 _FALLBACK_CANDIDATES = ("sin", "cos", "hypot", "atan2", "erf", "expm1", "log1p", "lgamma", "digamma")
 
 
+def torch_minor() -> str:
+    """The installed torch's major.minor ("2.13"), read without importing it (tests/codegen/ runs
+    before the build, and importing torch would autoload torch_foo)."""
+    from importlib.metadata import version
+
+    return ".".join(version("torch").split(".")[:2])
+
+
+def another_torch_minor() -> str:
+    """A supported torch (README, "Which torch") other than the installed one, for tests that fake
+    what another torch generated: 2.11, or 2.13 where 2.11 is installed."""
+    return "2.13" if torch_minor() == "2.11" else "2.11"
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: takes minutes on the 2-core CI machine (still runs in CI)")
 

@@ -14,14 +14,7 @@ import shutil
 import pytest
 
 from codegen_helpers import EXPECTED, files_under, outputs, run_codegen
-
-
-def torch_minor() -> str:
-    """The installed torch's major.minor, read without importing it (this folder runs before the
-    build, and importing torch would autoload torch_foo)."""
-    from importlib.metadata import version
-
-    return ".".join(version("torch").split(".")[:2])
+from conftest import torch_minor
 
 MANIFEST = "tests/codegen/golden/ops.yaml"
 
