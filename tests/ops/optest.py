@@ -402,9 +402,10 @@ def _topk_ties_lowest_index_first(cpu_sample, expected):
     """Among equal values topk's indices are unspecified: the CPU's std::partial_sort picks any,
     foo (a stable sort of the row, csrc/aten/sort.cpp) the lowest index first. Where the CPU's
     choice differs from that one only between equal values (the values at both index sets are
-    the same at every position), the expected indices are the lowest-index-first ones. torch
-    2.11's bfloat16 samples tie (values repeat at bfloat16's precision); 2.13's do not. Any
-    other difference (a wrong value, another order of distinct values) still fails."""
+    the same at every position), the expected indices are the lowest-index-first ones. Integer
+    samples tie under every torch (values in [-9, 9]); torch 2.11's bfloat16 samples do too
+    (values repeat at bfloat16's precision), 2.13's not. Any other difference (a wrong value,
+    another order of distinct values) still fails."""
     x = cpu_sample.input
     if not isinstance(x, torch.Tensor) or x.dim() == 0 or not isinstance(expected, tuple) or len(expected) != 2:
         return expected
