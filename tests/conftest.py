@@ -30,6 +30,34 @@ _NO_DEVICE_DIRS = (TESTS / "codegen",)
 _FALLBACK_CANDIDATES = ("sin", "cos", "hypot", "atan2", "erf", "expm1", "log1p", "lgamma", "digamma")
 
 
+def torch_minor() -> str:
+    """The installed torch's major.minor ("2.13"), read without importing it (tests/codegen/ runs
+    before the build, and importing torch would autoload torch_foo)."""
+    from importlib.metadata import version
+
+    return ".".join(version("torch").split(".")[:2])
+
+
+def another_torch_minor() -> str:
+    """A supported torch (README, "Which torch") other than the installed one, for tests that fake
+    what another torch generated: 2.11, or 2.13 where 2.11 is installed."""
+    return "2.13" if torch_minor() == "2.11" else "2.11"
+
+
+def needs_kineto_device_kernels():
+    """A skip mark for tests that find foo's kernels in a Kineto torch.profiler trace: they are
+    there only where torch_foo was built against a torch with the PrivateUse1 Kineto registry
+    (asked of the build, which found torch's header or not: csrc/runtime/profiler.h)."""
+    import torch_foo
+
+    return pytest.mark.skipif(
+        not torch_foo._C._profiler_traces_device_kernels(),
+        reason="this torch has no PrivateUse1 Kineto profiler registry (torch/csrc/profiler/standalone/"
+        "privateuse1_profiler.h: torch 2.11 lacks it, 2.13 has it), so foo's device kernels cannot appear "
+        "in torch.profiler's Kineto traces; the legacy use_device='foo' path still times foo's ops",
+    )
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: takes minutes on the 2-core CI machine (still runs in CI)")
 

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import another_torch_minor
+
 ROOT = Path(__file__).resolve().parents[1]
 CSRC = ROOT / "csrc"
 
@@ -154,11 +156,12 @@ _COPY_IGNORE = shutil.ignore_patterns(".git", ".venv", "build", "__pycache__", "
 @pytest.mark.skipif(_tool("cmake") is None or _tool("ninja") is None, reason="needs cmake and ninja")
 def test_another_torch_generates_into_the_build_directory(tmp_path):
     """generated/ is committed for the torch of generated/TORCH_VERSION; configuring against
-    another (here: the committed files claim an older one) must generate into the build directory
+    another (here: the committed files claim another supported one) must generate into the build directory
     and leave the committed files alone. Configure and codegen only: seconds, no compile."""
-    src = tmp_path / "src"
+    src, other = tmp_path / "src", another_torch_minor()
     shutil.copytree(ROOT, src, ignore=_COPY_IGNORE)
-    (src / "generated" / "TORCH_VERSION").write_text("# committed for another torch\n2.11\n")
+    claim = f"# committed for another torch\n{other}\n"
+    (src / "generated" / "TORCH_VERSION").write_text(claim)
     committed = {p: p.read_bytes() for p in [*(src / "generated").rglob("*"), src / "torch_foo" / "ops.pyi"]
                  if p.is_file()}
     build = src / "build"
@@ -168,7 +171,7 @@ def test_another_torch_generates_into_the_build_directory(tmp_path):
          "-DFOO_USE_CUDA=OFF", f"-DPython_EXECUTABLE={sys.executable}"],
         capture_output=True, text=True, timeout=600)
     assert configure.returncode == 0, configure.stdout[-3000:] + configure.stderr[-3000:]
-    assert "generated/ is for torch 2.11" in configure.stdout, configure.stdout[-3000:]
+    assert f"generated/ is for torch {other}" in configure.stdout, configure.stdout[-3000:]
     gen = subprocess.run([cmake, "--build", str(build), "--target", "foo_codegen"],
                          capture_output=True, text=True, timeout=600)
     assert gen.returncode == 0, gen.stdout[-3000:] + gen.stderr[-3000:]
@@ -177,6 +180,6 @@ def test_another_torch_generates_into_the_build_directory(tmp_path):
     assert (build / "generated" / "native" / "mm_out.h").is_file()
     assert (build / "generated" / "pointwise" / "add_out.cu").is_file()
     assert (build / "generated" / "ops.pyi").is_file()
-    assert (build / "generated" / "TORCH_VERSION").read_text() != "# committed for another torch\n2.11\n"
+    assert (build / "generated" / "TORCH_VERSION").read_text() != claim
     now = {p: p.read_bytes() for p in committed}
     assert now == committed, "the committed generated files changed"

@@ -52,7 +52,13 @@ class TestFoocclFailures(FooDistTestCase):
             work.wait(datetime.timedelta(seconds=30))  # with a timeout, wait() blocks the host (as NCCL's)
         self.assertLess(time.monotonic() - start, 30)
         self.assertTrue(work.is_completed())
-        self.assertIsNotNone(work.exception())
+        try:
+            self.assertIsNotNone(work.exception())
+        except TypeError as e:
+            # torch 2.11's Work.exception() binding cannot convert the std::exception_ptr it returns,
+            # for every backend (gloo's CPU Work too); 2.13's returns it. Ask the failure another way.
+            self.assertIn("exception_ptr", str(e))
+            self.assertFalse(work.is_success())
         store.set("rank 0 saw the timeout", "1")
 
 

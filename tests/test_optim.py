@@ -14,7 +14,7 @@ from torch.autograd import DeviceType
 from torch.profiler import ProfilerActivity, profile
 
 import torch_foo
-from conftest import foo_kernels_only
+from conftest import foo_kernels_only, needs_kineto_device_kernels
 
 SIZES = [(3, 5), (0,), (4099,), (7,), (2, 3, 4)]  # 4099: more than one 4096-element chunk
 
@@ -86,6 +86,7 @@ def test_foreach_op_matches_cpu_without_fallback(name, dtype):
     _check(actual, expected, dtype)
 
 
+@needs_kineto_device_kernels()
 def test_one_launch_covers_the_list():
     tensors = [torch.randn(s, device="foo") for s in [(5,), (4099,), (3, 3), (0,), (9000,)]]
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.PrivateUse1]) as prof:

@@ -10,6 +10,7 @@
 #include "runtime/device.h"
 #include "runtime/driver/driver.h"
 #include "runtime/generator.h"
+#include "runtime/profiler.h"
 
 namespace foo::python {
 PyMethodDef* custom_op_methods();  // generated/FooPythonOps.cpp
@@ -40,6 +41,7 @@ PYBIND11_MODULE(_C, m) {
     return std::string(rt::driver().name());
   });
   m.def("_is_built_with_cuda", [] { return rt::built_with_cuda(); });
+  m.def("_profiler_traces_device_kernels", [] { return rt::profiler_traces_device_kernels(); });
   m.def("_device_count", [] { return static_cast<int>(rt::device_count()); });
   m.def("_is_initialized", [] { return rt::is_initialized(); });
   m.def("_lazy_init", [] { rt::lazy_init(); });

@@ -17,6 +17,7 @@
 #include "runtime/device.h"
 #include "runtime/driver/driver.h"
 #include "runtime/driver/kernel_trace.h"
+#include "runtime/profiler.h"
 #include "runtime/stream.h"
 
 #ifdef FOO_WITH_KINETO
@@ -220,4 +221,13 @@ REGISTER_PRIVATEUSE1_PROFILER(ActivityProfiler);
 #endif  // FOO_WITH_KINETO
 
 }  // namespace
+
+bool profiler_traces_device_kernels() {
+#ifdef FOO_WITH_KINETO
+  return true;
+#else
+  return false;
+#endif
+}
+
 }  // namespace foo::runtime

@@ -8,19 +8,13 @@ and review the diff of tests/codegen/golden/expected/.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 
 import pytest
 
 from codegen_helpers import EXPECTED, files_under, outputs, run_codegen
-
-
-def torch_minor() -> str:
-    """The installed torch's major.minor, read without importing it (this folder runs before the
-    build, and importing torch would autoload torch_foo)."""
-    from importlib.metadata import version
-
-    return ".".join(version("torch").split(".")[:2])
+from conftest import torch_minor
 
 MANIFEST = "tests/codegen/golden/ops.yaml"
 
@@ -45,6 +39,19 @@ def test_generates_the_golden_files_and_no_others(out_dir):
     assert files_under(out_dir) == files_under(EXPECTED)
 
 
+# torchgen's structured-kernel classes (the set_output overrides it writes into RegisterFoo_<i>.cpp
+# and the pointwise files) take and propagate dimension names where the torch still has named
+# tensors: 2.11 and 2.12; gone from 2.13 on. The goldens are 2.13's; a named-tensor torchgen's
+# output is compared with those three pieces of torchgen's taken out, the rest byte for byte.
+_NAMES_PARAM = b", DimnameList names\n"
+_NAMES_BLOCK = re.compile(rb"\n *if \(!names\.empty\(\)\) \{\n *namedinference::propagate_names\(outputs_\[output_idx\], names\);\n *\}")
+_NAMES_ARG = b", options, names);"
+
+
+def without_torchgen_names(code: bytes) -> bytes:
+    return _NAMES_BLOCK.sub(b"", code.replace(_NAMES_PARAM, b"\n")).replace(_NAMES_ARG, b", options);")
+
+
 @pytest.mark.parametrize("name", list(outputs("")))
 def test_matches_golden(generated, name):
     with open(generated[name], "rb") as fh:
@@ -53,6 +60,8 @@ def test_matches_golden(generated, name):
         want = fh.read()
     if name == "TORCH_VERSION":  # the one output that names the installed torch (2.11 to 2.14)
         want = want.replace(want.splitlines()[-1], torch_minor().encode())
+    if _NAMES_PARAM in got and _NAMES_PARAM not in want:  # torchgen of a named-tensor torch (2.11, 2.12)
+        got = without_torchgen_names(got)
     assert got == want, f"{name} differs from the golden; see the docstring of {__name__} to refresh it"
 
 

@@ -75,6 +75,15 @@ def _what(key, dtype, case, sample):
 # ---- every manifest entry is tested -----------------------------------------------------------
 
 
+# OpInfos the manifest names that torch 2.11's op_db lacks (2.13's has them): their entries are
+# not tested through them there, and say what still reaches their kernels. Asked of op_db, not
+# of the version; a name missing from a torch that should have it (a typo) still fails.
+OPINFOS_NEWER_THAN_TORCH_2_11 = {
+    "native_group_norm": "added after torch 2.11; native_group_norm_backward is still reached by the "
+    "nn.functional.group_norm OpInfo's gradient tests and compared with the CPU in tests/test_cnn.py",
+}
+
+
 @pytest.mark.parametrize("entry", ENTRIES, ids=entry_name)
 def test_manifest_entry_is_tested(entry):
     """An op has OpInfo tests or says what covers it; its opt-outs name real cases."""
@@ -93,6 +102,9 @@ def test_manifest_entry_is_tested(entry):
         for n in entry.tests.gradient_of:
             assert n in names, f"{at}: gradient_of names '{n}', not an OpInfo; " + did_you_mean(n, names, "see torch's op_db")
         return
+    missing = [n for n in entry.tests.opinfo if n not in names and n in OPINFOS_NEWER_THAN_TORCH_2_11]
+    if missing:
+        pytest.skip(f"{at}: this torch's op_db has no {missing[0]} OpInfo: {OPINFOS_NEWER_THAN_TORCH_2_11[missing[0]]}")
     for n in entry.tests.opinfo:
         qualified = sorted(m for m in names if m.endswith(f".{n}"))  # nll_loss -> nn.functional.nll_loss
         hint = f"did you mean '{qualified[0]}'?" if qualified else did_you_mean(n, names, "see torch's op_db")
@@ -211,7 +223,7 @@ def test_inplace(key, dtype, sid):
         return result
 
     # Where the result would broadcast beyond self, the CPU raises and so must foo.
-    check_against_cpu(call, s, _what(key, dtype, "inplace", s), dtype)
+    check_against_cpu(call, s, _what(key, dtype, "inplace", s), dtype, t.opinfo)
 
 
 def _opted_out_dtypes():
