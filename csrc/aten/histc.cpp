@@ -19,6 +19,10 @@ namespace foo::native {
 // The functional overload passes an undefined `out`.
 at::Tensor& histc_out(const at::Tensor& self, int64_t bins, const at::Scalar& min, const at::Scalar& max, at::Tensor& out) {
   check_kernel_dtype("histc", self.scalar_type(), foo::kernels::kNumericTypes);
+  // As the CPU (CUDA would cast into any out=): the histogram has the input's dtype.
+  TORCH_CHECK(!out.defined() || out.scalar_type() == self.scalar_type(),
+              "torch.histc: input tensor and hist tensor should have the same dtype, but got input ", self.dtype(),
+              " and hist ", out.dtype());
   TORCH_CHECK(bins > 0, "bins must be > 0");
   double lo = min.to<double>(), hi = max.to<double>();
   const bool data_range = lo == hi && self.numel() > 0;
