@@ -26,27 +26,32 @@ from torchgen.context import native_function_manager
 
 from . import structured
 from .cpp_wrapper import wrapper
-from .pointwise_spec import DTYPES, FLOATING, INTEGRAL, Case
+from .pointwise_spec import COMPLEX, DTYPES, FLOATING, INTEGRAL, Case
 from .render import render, stamp
 from .resolve import Kernel, Plan
 
 _CPP_TYPE = {
     "float32": "float", "float64": "double", "float16": "half_t", "bfloat16": "bfloat16_t",
     "int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t", "uint8": "uint8_t", "bool": "bool",
+    "complex64": "complex_t<float>", "complex128": "complex_t<double>",
+    # `output:` kinds: the computation type's real or complex type (kernels/pointwise.cuh)
+    "real": "RealOf", "complex": "ComplexOf",
 }
 _AT_TYPE = {
     "float32": "at::kFloat", "float64": "at::kDouble", "float16": "at::kHalf", "bfloat16": "at::kBFloat16",
     "int8": "at::kChar", "int16": "at::kShort", "int32": "at::kInt", "int64": "at::kLong", "uint8": "at::kByte",
-    "bool": "at::kBool",
+    "bool": "at::kBool", "complex64": "at::kComplexFloat", "complex128": "at::kComplexDouble",
 }
 _DTYPE_ENUM = {
     "float32": "Float32", "float64": "Float64", "float16": "Float16", "bfloat16": "BFloat16", "int8": "Int8",
     "int16": "Int16", "int32": "Int32", "int64": "Int64", "uint8": "UInt8", "bool": "Bool",
+    "complex64": "Complex64", "complex128": "Complex128",
 }
 # Branches of a per-dtype formula, in the order they are tried.
 _GROUP_CONDITION = {
     "bool": "std::is_same_v<T, bool>",
     "integral": "std::is_integral_v<T> && !std::is_same_v<T, bool>",
+    "complex": "is_complex_v<T>",
     "floating": "!std::is_integral_v<T>",
 }
 
@@ -64,11 +69,18 @@ def paths(k: Kernel) -> tuple[str, str]:
 
 
 def dtype_mask(dtypes: tuple[str, ...]) -> str:
-    groups = {"kAllTypes": DTYPES, "kNumericTypes": FLOATING + INTEGRAL, "kFloatingTypes": FLOATING, "kIntegralTypes": INTEGRAL}
+    """The kernels/dtype.h bit mask of a dtype set: a named group where one matches, the complex
+    dtypes as kComplexTypes beside the real ones."""
+    groups = {"kAllTypes": FLOATING + INTEGRAL + ("bool",), "kNumericTypes": FLOATING + INTEGRAL,
+              "kFloatingTypes": FLOATING, "kIntegralTypes": INTEGRAL, "kComplexTypes": COMPLEX}
+    parts, rest = [], set(dtypes)
+    if set(COMPLEX) <= rest and rest != set(COMPLEX):
+        rest -= set(COMPLEX)
+        parts = ["foo::kernels::kComplexTypes"]
     for name, members in groups.items():
-        if set(dtypes) == set(members):
-            return f"foo::kernels::{name}"
-    return " | ".join(f"foo::kernels::dtype_bit(foo::kernels::DType::{_DTYPE_ENUM[d]})" for d in dtypes)
+        if rest == set(members):
+            return " | ".join([f"foo::kernels::{name}"] + parts)
+    return " | ".join([f"foo::kernels::dtype_bit(foo::kernels::DType::{_DTYPE_ENUM[d]})" for d in DTYPES if d in rest] + parts)
 
 
 def _snippet(text: str, indent: str) -> list[str]:
@@ -95,7 +107,10 @@ def _formula_lines(case: Case) -> list[str]:
     if list(keys) == ["default"]:
         return ret(keys["default"], "    ")
     branches = [(f"std::is_same_v<T, {_CPP_TYPE[d]}>", keys[d]) for d in DTYPES if d in keys]
-    branches += [(_GROUP_CONDITION[g], keys[g]) for g in ("bool", "integral", "floating") if g in keys]
+    branches += [(_GROUP_CONDITION[g], keys[g]) for g in ("bool", "integral", "complex", "floating") if g in keys]
+    if "floating" in keys and "complex" not in keys and set(COMPLEX) & set(case.dtypes):
+        # complex dtypes take `default` (formula_for), not the floating branch
+        branches = [(c + " && !is_complex_v<T>" if c == _GROUP_CONDITION["floating"] else c, t) for c, t in branches]
     lines = []
     for i, (cond, text) in enumerate(branches):
         lines.append(f"    {'if' if i == 0 else '} else if'} constexpr ({cond}) {{")
@@ -174,6 +189,10 @@ def gen_kernel(plan: Plan, k: Kernel) -> str:
 
 
 def _dtype_expr(dtype: str) -> str:
+    if dtype == "real":
+        return "c10::toRealValueType(dtype)"
+    if dtype == "complex":
+        return "c10::toComplexType(dtype)"
     return _AT_TYPE[dtype] if dtype else "dtype"
 
 
@@ -228,6 +247,25 @@ def _iterator(k: Kernel) -> tuple[list[str], str]:
             "auto iter = at::TensorIteratorConfig().check_all_same_dtype(false)"
             f".add_output({out}).add_const_input({inputs[0]}).build();"
         )
+    elif pw.spec.output == "real" and len(inputs) == 1:
+        # abs, angle: a complex input gives a real result, as the CPU's
+        # unary_op_impl_with_complex_to_float(_out): the functional result is real, a real out=
+        # must be one the real type casts to; a complex out= takes the real values.
+        x = inputs[0]
+        name = pw.op_name
+        if out != "self":
+            lines.append(f"if (!{out}.defined() && {x}.is_complex()) {out} = at::empty({{0}}, {x}.options().dtype(c10::toRealValueType({x}.scalar_type())));")
+            lines.append(f"const bool to_real = {x}.is_complex() && {out}.defined() && !{out}.is_complex();")
+            lines.append(f"TORCH_CHECK(!{x}.is_complex() || !{out}.is_same({x}), \"In-place {name} is not supported for complex tensors.\");")
+        else:
+            lines.append(f"TORCH_CHECK(!{x}.is_complex(), \"In-place {name} is not supported for complex tensors.\");")
+            lines.append("const bool to_real = false;")
+        lines.append(f"TORCH_CHECK(!to_real || at::canCast(c10::toRealValueType({x}.scalar_type()), {out}.scalar_type()), \"result type \", "
+                     f"c10::toRealValueType({x}.scalar_type()), \" can't be cast to the desired output type \", {out}.scalar_type());")
+        lines.append("auto iter = to_real ? at::TensorIteratorConfig().set_check_mem_overlap(true).add_output("
+                     f"{out}).add_const_input({x}).check_all_same_dtype(false).promote_inputs_to_common_dtype(true)"
+                     ".cast_common_dtype_to_outputs(false).enforce_safe_casting_to_output(false).build()")
+        lines.append(f"                    : at::TensorIterator::{pw.iterator}({out}, {x});")
     else:
         lines.append(f"auto iter = at::TensorIterator::{pw.iterator}({out}, {', '.join(inputs)});")
     return lines, result

@@ -13,17 +13,25 @@ from .names import did_you_mean, is_cpp_identifier
 from .yaml_lines import LineDict, LineList
 
 # Element types a kernel can be instantiated for (kernels/dtype.h), by their torch names.
-DTYPES = ("float32", "float64", "float16", "bfloat16", "int8", "int16", "int32", "int64", "uint8", "bool")
+DTYPES = ("float32", "float64", "float16", "bfloat16", "int8", "int16", "int32", "int64", "uint8", "bool",
+          "complex64", "complex128")
 FLOATING = ("float32", "float64", "float16", "bfloat16")
 INTEGRAL = ("int8", "int16", "int32", "int64", "uint8")
+COMPLEX = ("complex64", "complex128")
+# `all` is every real dtype, as ATen's AT_DISPATCH_ALL_TYPES: complex is claimed explicitly
+# (`dtypes: [all, complex]`), where the formula means the same thing for complex numbers.
 DTYPE_GROUPS = {
     "floating": FLOATING,
     "integral": INTEGRAL,
     "numeric": FLOATING + INTEGRAL,
     "all": FLOATING + INTEGRAL + ("bool",),
+    "complex": COMPLEX,
 }
 # Keys of a per-dtype formula mapping, most specific first (a dtype name wins over its group).
-FORMULA_GROUPS = ("bool", "integral", "floating", "default")
+FORMULA_GROUPS = ("bool", "integral", "complex", "floating", "default")
+# `output:` besides a dtype: the computation dtype's real type (float for complex64; a real dtype
+# itself: abs, angle) or its complex type (complex64 for float32: polar).
+OUTPUT_KINDS = ("real", "complex")
 # How a Scalar argument reaches the formula: converted to the compute type (opmath: float for
 # 16-bit floats), or to the element type first (as CPU kernels that call scalar.to<scalar_t>()),
 # or, for an `int` argument, as the int64_t itself (round.decimals: the count, not a value).
@@ -126,7 +134,7 @@ def _formula(value, line: int) -> tuple[tuple[str, str, int], ...]:
         for key, text in value.items():
             if key not in DTYPES and key not in FORMULA_GROUPS:
                     raise SpecError(getattr(value, "key_lines", {}).get(key, line), f"unknown formula key '{key}'",
-                                did_you_mean(str(key), DTYPES + FORMULA_GROUPS, "use a dtype, 'bool', 'integral', 'floating' or 'default'"))
+                                did_you_mean(str(key), DTYPES + FORMULA_GROUPS, "use a dtype, 'bool', 'integral', 'complex', 'floating' or 'default'"))
             if not isinstance(text, str) or not text.strip():
                 raise SpecError(getattr(value, "key_lines", {}).get(key, line), f"formula for '{key}' must be a non-empty C++ expression",
                                 "write e.g. 'floating: \"math::exp(self)\"'")
@@ -139,7 +147,7 @@ def _formula(value, line: int) -> tuple[tuple[str, str, int], ...]:
 def formula_for(formula: tuple[tuple[str, str, int], ...], dtype: str) -> str | None:
     """The expression a dtype computes with: its own key, else its group, else default."""
     keys = {k: text for k, text, _ in formula}
-    group = "bool" if dtype == "bool" else "integral" if dtype in INTEGRAL else "floating"
+    group = "bool" if dtype == "bool" else "integral" if dtype in INTEGRAL else "complex" if dtype in COMPLEX else "floating"
     for key in (dtype, group, "default"):
         if key in keys:
             return keys[key]
@@ -202,8 +210,9 @@ def parse_pointwise(d, line: int) -> Pointwise:
                 raise SpecError(c.line, "only the last case may omit 'when'", "add 'when: \"<C++ condition>\"'")
     inputs = _operands(d["inputs"], d.key_lines["inputs"]) if "inputs" in d else None
     output = d.get("output", "")
-    if output and output not in DTYPES:
-        raise SpecError(d.key_lines["output"], f"unknown output dtype {output!r}", "write e.g. 'output: bool'")
+    if output and output not in DTYPES + OUTPUT_KINDS:
+        raise SpecError(d.key_lines["output"], f"unknown output dtype {output!r}",
+                        "write e.g. 'output: bool', or 'output: real' / 'output: complex' (the computation dtype's real or complex type)")
     scalars = d.get("scalars", {})
     if not isinstance(scalars, dict) or not all(v in SCALAR_CONVERSIONS for v in scalars.values()):
         raise SpecError(d.key_lines.get("scalars", d.line), f"'scalars' must map argument names to compute, element or int64, got {scalars!r}",

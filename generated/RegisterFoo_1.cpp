@@ -13,6 +13,7 @@
 #include "native/random_.h"
 #include "native/random_from.h"
 #include "native/view_as_real.h"
+#include "native/histc_out.h"
 #include "native/amp_update_scale_.h"
 #include "native/fill_scalar.h"
 #include "native/zero_.h"
@@ -1183,6 +1184,23 @@ at::Tensor wrapper_view_as_real(const at::Tensor & self) {
   return foo::native::view_as_real(self);
 }
 
+at::Tensor & wrapper_histc_out(const at::Tensor & self, int64_t bins, const at::Scalar & min, const at::Scalar & max, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::histc.out", "self", self, common_device_, false);
+  check_device("aten::histc.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::histc_out(self, bins, min, max, out);
+}
+
+at::Tensor wrapper_histc(const at::Tensor & self, int64_t bins, const at::Scalar & min, const at::Scalar & max) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::histc", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::histc_out(self, bins, min, max, out);
+  return out;
+}
+
 at::Tensor & wrapper__amp_update_scale_(at::Tensor & self, at::Tensor & growth_tracker, const at::Tensor & found_inf, double scale_growth_factor, double scale_backoff_factor, int64_t growth_interval) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_amp_update_scale_", "self", self, common_device_, false);
@@ -1550,6 +1568,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("random_", TORCH_FN(wrapper_random_));
   m.impl("random_.from", TORCH_FN(wrapper_random__from));
   m.impl("view_as_real", TORCH_FN(wrapper_view_as_real));
+  m.impl("histc.out", TORCH_FN(wrapper_histc_out));
+  m.impl("histc", TORCH_FN(wrapper_histc));
   m.impl("_amp_update_scale_", TORCH_FN(wrapper__amp_update_scale_));
   m.impl("fill_.Scalar", TORCH_FN(wrapper_fill__Scalar));
   m.impl("zero_", TORCH_FN(wrapper_zero_));

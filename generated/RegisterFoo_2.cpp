@@ -15,6 +15,7 @@
 #include "native/min_dim_out.h"
 #include "native/argmax_out.h"
 #include "native/prod_int_out.h"
+#include "native/polar_out.h"
 #include "native/where_self_out.h"
 #include "native/native_layer_norm.h"
 #include "native/native_batch_norm_backward.h"
@@ -1018,6 +1019,25 @@ at::Tensor wrapper_prod_dim_int(const at::Tensor & self, int64_t dim, bool keepd
   return at::wrapper_PrivateUse1_prod_dim_int(self, dim, keepdim, dtype);
 }
 
+at::Tensor & wrapper_polar_out(const at::Tensor & abs, const at::Tensor & angle, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::polar.out", "abs", abs, common_device_, false);
+  check_device("aten::polar.out", "angle", angle, common_device_, false);
+  check_device("aten::polar.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::polar_out(abs, angle, out);
+}
+
+at::Tensor wrapper_polar(const at::Tensor & abs, const at::Tensor & angle) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::polar", "abs", abs, common_device_, false);
+  check_device("aten::polar", "angle", angle, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::polar_out(abs, angle, out);
+  return out;
+}
+
 at::Tensor & wrapper_where_self_out(const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::where.self_out", "condition", condition, common_device_, false);
@@ -1221,6 +1241,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("argmax", TORCH_FN(wrapper_argmax));
   m.impl("prod.int_out", TORCH_FN(wrapper_prod_int_out));
   m.impl("prod.dim_int", TORCH_FN(wrapper_prod_dim_int));
+  m.impl("polar.out", TORCH_FN(wrapper_polar_out));
+  m.impl("polar", TORCH_FN(wrapper_polar));
   m.impl("where.self_out", TORCH_FN(wrapper_where_self_out));
   m.impl("where.self", TORCH_FN(wrapper_where_self));
   m.impl("native_layer_norm", TORCH_FN(wrapper_native_layer_norm));

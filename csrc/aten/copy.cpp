@@ -106,6 +106,15 @@ void copy_cast_on_device(const at::Tensor& src, const at::Tensor& dst) {
 void copy_on_device(const at::Tensor& src, const at::Tensor& dst) {
   const auto from = src.scalar_type(), to = dst.scalar_type();
   if (has_kernel_dtype(from) && has_kernel_dtype(to)) return copy_cast_on_device(src, dst);
+  const bool from_kernel = has_kernel_dtype(from) || has_complex_kernel_dtype(from);
+  if (from_kernel && (has_kernel_dtype(to) || has_complex_kernel_dtype(to))) {
+    // complex64/complex128 with each other and the real dtypes: one cast kernel (kernels/dtype.h
+    // cast<>: the real part; imaginary 0), with the CPU's warning for complex to real
+    if (at::isComplexType(from) && !at::isComplexType(to)) {
+      TORCH_WARN_ONCE("Casting complex values to real discards the imaginary part");
+    }
+    return copy_cast_on_device(src, dst);
+  }
   TORCH_CHECK_NOT_IMPLEMENTED(device_converts(from, to), "copy_: foo cannot convert ", from, " to ", to,
                               " on the device (no foo kernel computes ", has_kernel_dtype(from) ? to : from,
                               "); convert on the CPU instead, e.g. t.cpu().to(dtype)");

@@ -16,9 +16,9 @@ namespace {
 
 // An unchecked cast, as the CPU (which casts the 0-dim tensor) and CUDA (fetch_and_cast) read a
 // scalar operand: int8 + 1000 wraps there rather than raising an overflow error.
-void write_scalar(unsigned char (&bytes)[8], const at::Tensor& value, at::ScalarType dtype) {
-  AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, dtype, "foo elementwise scalar", [&] {
-    static_assert(sizeof(scalar_t) <= 8);
+void write_scalar(unsigned char (&bytes)[16], const at::Tensor& value, at::ScalarType dtype) {
+  AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND3(at::kHalf, at::kBFloat16, at::kBool, dtype, "foo elementwise scalar", [&] {
+    static_assert(sizeof(scalar_t) <= 16);
     const scalar_t converted = c10::fetch_and_cast<scalar_t>(value.scalar_type(), value.const_data_ptr());
     std::memcpy(bytes, &converted, sizeof(scalar_t));
   });

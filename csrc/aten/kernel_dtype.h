@@ -17,6 +17,8 @@ static_assert(static_cast<int>(foo::kernels::DType::UInt8) == static_cast<int>(c
                   static_cast<int>(foo::kernels::DType::Float16) == static_cast<int>(c10::kHalf) &&
                   static_cast<int>(foo::kernels::DType::Float32) == static_cast<int>(c10::kFloat) &&
                   static_cast<int>(foo::kernels::DType::Float64) == static_cast<int>(c10::kDouble) &&
+                  static_cast<int>(foo::kernels::DType::Complex64) == static_cast<int>(c10::kComplexFloat) &&
+                  static_cast<int>(foo::kernels::DType::Complex128) == static_cast<int>(c10::kComplexDouble) &&
                   static_cast<int>(foo::kernels::DType::Bool) == static_cast<int>(c10::kBool) &&
                   static_cast<int>(foo::kernels::DType::BFloat16) == static_cast<int>(c10::kBFloat16),
               "kernels::DType must number dtypes as c10::ScalarType does");
@@ -32,13 +34,18 @@ inline bool has_kernel_dtype(c10::ScalarType t) {
   }
 }
 
+// Whether kernels have a complex element type for t (complex64, complex128: kernels/dtype.h
+// complex_t). Kernels claim them explicitly (kComplexTypes), outside kAllTypes; has_kernel_dtype
+// stays the real dtypes, whose copies and fills other paths take.
+inline bool has_complex_kernel_dtype(c10::ScalarType t) { return t == c10::kComplexFloat || t == c10::kComplexDouble; }
+
 inline foo::kernels::DType kernel_dtype(c10::ScalarType t) { return static_cast<foo::kernels::DType>(t); }
 
 // NotImplementedError, worded as the CPU's and naming the torch dtype too:
 // "\"op\" not implemented for 'Long' (int64) on foo", unless `types` (a set of kernels/dtype.h
 // bits, e.g. kFloatingTypes) holds t.
 inline void check_kernel_dtype(const char* op, c10::ScalarType t, uint32_t types = foo::kernels::kAllTypes) {
-  const bool known = has_kernel_dtype(t);
+  const bool known = has_kernel_dtype(t) || has_complex_kernel_dtype(t);
   TORCH_CHECK_NOT_IMPLEMENTED(known && (types & foo::kernels::dtype_bit(kernel_dtype(t))) != 0, "\"", op,
                               "\" not implemented for '", c10::toString(t), "'",
                               known ? std::string(" (") + foo::kernels::dtype_name(kernel_dtype(t)) + ")" : std::string(),

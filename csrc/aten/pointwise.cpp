@@ -23,7 +23,7 @@ void run_pointwise(const at::TensorIteratorBase& iter, const char* op, Pointwise
 
 foo::kernels::ScalarArg scalar_arg(const at::Scalar& value, at::ScalarType dtype) {
   foo::kernels::ScalarArg arg;
-  AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, dtype, "foo scalar argument", [&] {
+  AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND3(at::kHalf, at::kBFloat16, at::kBool, dtype, "foo scalar argument", [&] {
     static_assert(sizeof(scalar_t) <= sizeof(arg.bytes));
     const scalar_t converted = value.to<scalar_t>();
     std::memcpy(arg.bytes, &converted, sizeof(scalar_t));

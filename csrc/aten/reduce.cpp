@@ -331,6 +331,16 @@ void all_any_impl(ReduceOp op, const at::Tensor& self, const DimMask& mask, bool
 
 TORCH_IMPL_FUNC(sum_out)(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
                          std::optional<at::ScalarType> /*dtype*/, const at::Tensor& out) {
+  if (has_complex_kernel_dtype(out.scalar_type())) {
+    // A complex sum is the sums of the real and the imaginary parts: the real kernel over
+    // view_as_real of input and output, the trailing (real, imaginary) dim never reduced.
+    const at::Tensor input = (self.scalar_type() == out.scalar_type() ? self : self.to(out.scalar_type())).resolve_conj();
+    DimMask mask = at::native::make_dim_mask(dim, self.dim());
+    mask.reset(static_cast<size_t>(self.dim()));
+    at::Tensor parts = at::view_as_real(out);
+    reduce_into(ReduceOp::Sum, at::view_as_real(input), mask, keepdim, {&parts});
+    return;
+  }
   check_kernel_dtype("sum", self.scalar_type());
   check_kernel_dtype("sum", out.scalar_type());
   // The CPU casts the input to the output dtype and sums that.

@@ -12,9 +12,9 @@ struct CastFn {
 }  // namespace
 
 void copy_cast(Stream stream, DType dst, DType src, const ElementwiseGeometry& g) {
-  dispatch<kAllTypes>(dst, "copy_", [&](auto to) {
+  dispatch<kAllTypes | kComplexTypes>(dst, "copy_", [&](auto to) {
     using To = typename decltype(to)::type;
-    dispatch<kAllTypes>(src, "copy_", [&](auto from) {
+    dispatch<kAllTypes | kComplexTypes>(src, "copy_", [&](auto from) {
       using From = typename decltype(from)::type;
       launch_elementwise<To, From>("copy_", stream, g, CastFn<To, From>{});
     });

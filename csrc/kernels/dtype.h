@@ -81,6 +81,59 @@ struct bfloat16_t {
   }
 };
 
+// A complex number of float or double parts, laid out as c10::complex<T> (and std::complex<T>):
+// the real part, then the imaginary part, aligned to its size, so a kernel reads the bytes of a
+// complex64/complex128 tensor as complex_t<float>/complex_t<double>. Arithmetic follows
+// c10::complex: the textbook product, and the division numpy and c10 use (Smith's scaling).
+template <typename T>
+struct alignas(2 * sizeof(T)) complex_t {
+  T re, im;
+  complex_t() = default;
+  FOO_HD constexpr complex_t(T r, T i = T(0)) : re(r), im(i) {}  // M(1): a real constant, as c10::complex
+  FOO_HD constexpr T real() const { return re; }
+  FOO_HD constexpr T imag() const { return im; }
+
+  FOO_HD complex_t operator-() const { return {-re, -im}; }
+  friend FOO_HD complex_t operator+(complex_t a, complex_t b) { return {a.re + b.re, a.im + b.im}; }
+  friend FOO_HD complex_t operator-(complex_t a, complex_t b) { return {a.re - b.re, a.im - b.im}; }
+  friend FOO_HD complex_t operator*(complex_t a, complex_t b) {
+    return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+  }
+  friend FOO_HD complex_t operator/(complex_t a, complex_t b) {
+    const T c = b.re, d = b.im;
+    const T abs_c = c < T(0) ? -c : c, abs_d = d < T(0) ? -d : d;
+    if (abs_c >= abs_d) {
+      if (abs_c == T(0) && abs_d == T(0)) return {a.re / abs_c, a.im / abs_d};  // a complex inf or NaN
+      const T rat = d / c, scl = T(1) / (c + d * rat);
+      return {(a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl};
+    }
+    const T rat = c / d, scl = T(1) / (d + c * rat);
+    return {(a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl};
+  }
+  // With a real operand (a formula's M(2) stays a complex_t; these serve helpers), as c10::complex.
+  friend FOO_HD complex_t operator*(complex_t a, T b) { return {a.re * b, a.im * b}; }
+  friend FOO_HD complex_t operator/(complex_t a, T b) { return {a.re / b, a.im / b}; }
+  friend FOO_HD bool operator==(complex_t a, complex_t b) { return a.re == b.re && a.im == b.im; }
+  friend FOO_HD bool operator!=(complex_t a, complex_t b) { return !(a == b); }
+  FOO_HD explicit operator bool() const { return re != T(0) || im != T(0); }
+};
+static_assert(sizeof(complex_t<float>) == 8 && alignof(complex_t<float>) == 8, "complex64 layout");
+static_assert(sizeof(complex_t<double>) == 16 && alignof(complex_t<double>) == 16, "complex128 layout");
+
+template <typename T> struct IsComplex : std::false_type {};
+template <typename T> struct IsComplex<complex_t<T>> : std::true_type { using part = T; };
+template <typename T> inline constexpr bool is_complex_v = IsComplex<T>::value;
+// A complex type's part (float for complex_t<float>); a real type itself.
+template <typename T> struct RealOfImpl { using type = T; };
+template <typename T> struct RealOfImpl<complex_t<T>> { using type = T; };
+template <typename T> using real_of_t = typename RealOfImpl<T>::type;
+// The complex type of a real one (complex_t<float> for float and the 16-bit floats); a complex type itself.
+template <typename T> struct ComplexOfImpl { using type = complex_t<T>; };
+template <> struct ComplexOfImpl<half_t> { using type = complex_t<float>; };
+template <> struct ComplexOfImpl<bfloat16_t> { using type = complex_t<float>; };
+template <typename T> struct ComplexOfImpl<complex_t<T>> { using type = complex_t<T>; };
+template <typename T> using complex_of_t = typename ComplexOfImpl<T>::type;
+
 // The type a kernel computes in: 16-bit floats widen to float; everything else stays itself.
 template <typename T> struct OpMathImpl { using type = T; };
 template <> struct OpMathImpl<half_t> { using type = float; };
@@ -88,11 +141,25 @@ template <> struct OpMathImpl<bfloat16_t> { using type = float; };
 template <typename T> using opmath_t = typename OpMathImpl<T>::type;
 
 // Conversion between any two element types, as PyTorch casts: through float for 16-bit floats,
-// nonzero-is-true for bool.
+// nonzero-is-true for bool; complex to real takes the real part, real to complex has imaginary 0,
+// complex to bool is true unless both parts are 0.
 template <typename To, typename From>
 FOO_HD To cast(From v) {
   if constexpr (std::is_same_v<To, From>) {
     return v;
+  } else if constexpr (is_complex_v<To>) {
+    using P = real_of_t<To>;
+    if constexpr (is_complex_v<From>) {
+      return To(static_cast<P>(v.re), static_cast<P>(v.im));
+    } else {
+      return To(static_cast<P>(static_cast<opmath_t<From>>(v)), P(0));
+    }
+  } else if constexpr (is_complex_v<From>) {
+    if constexpr (std::is_same_v<To, bool>) {
+      return static_cast<bool>(v);
+    } else {
+      return cast<To>(v.re);
+    }
   } else if constexpr (std::is_same_v<To, bool>) {
     return static_cast<opmath_t<From>>(v) != opmath_t<From>(0);
   } else if constexpr (std::is_same_v<To, half_t> || std::is_same_v<To, bfloat16_t>) {
@@ -106,7 +173,7 @@ FOO_HD To cast(From v) {
 // (csrc/aten checks the numbering at compile time).
 enum class DType : int8_t {
   UInt8 = 0, Int8 = 1, Int16 = 2, Int32 = 3, Int64 = 4, Float16 = 5, Float32 = 6, Float64 = 7,
-  Bool = 11, BFloat16 = 15,
+  Complex64 = 9, Complex128 = 10, Bool = 11, BFloat16 = 15,
 };
 
 // Every DType, for code that enumerates what the device computes (torch.accelerator's device
@@ -125,6 +192,8 @@ inline const char* dtype_name(DType d) {
     case DType::Float16: return "float16";
     case DType::Float32: return "float32";
     case DType::Float64: return "float64";
+    case DType::Complex64: return "complex64";
+    case DType::Complex128: return "complex128";
     case DType::Bool: return "bool";
     case DType::BFloat16: return "bfloat16";
   }
@@ -148,6 +217,8 @@ constexpr uint32_t kIntegralTypes = dtype_bit(DType::UInt8) | dtype_bit(DType::I
                                     dtype_bit(DType::Int32) | dtype_bit(DType::Int64);
 constexpr uint32_t kNumericTypes = kFloatingTypes | kIntegralTypes;
 constexpr uint32_t kAllTypes = kNumericTypes | dtype_bit(DType::Bool);
+// Complex dtypes are outside kAllTypes: a kernel claims them explicitly (kAllTypes | kComplexTypes).
+constexpr uint32_t kComplexTypes = dtype_bit(DType::Complex64) | dtype_bit(DType::Complex128);
 
 template <typename T> struct TypeTag { using type = T; };
 
@@ -169,6 +240,8 @@ void dispatch(DType d, const char* op, F&& f) {
     case DType::Float16: if constexpr ((Types & dtype_bit(DType::Float16)) != 0) return f(TypeTag<half_t>{}); break;
     case DType::Float32: if constexpr ((Types & dtype_bit(DType::Float32)) != 0) return f(TypeTag<float>{}); break;
     case DType::Float64: if constexpr ((Types & dtype_bit(DType::Float64)) != 0) return f(TypeTag<double>{}); break;
+    case DType::Complex64: if constexpr ((Types & dtype_bit(DType::Complex64)) != 0) return f(TypeTag<complex_t<float>>{}); break;
+    case DType::Complex128: if constexpr ((Types & dtype_bit(DType::Complex128)) != 0) return f(TypeTag<complex_t<double>>{}); break;
     case DType::Bool: if constexpr ((Types & dtype_bit(DType::Bool)) != 0) return f(TypeTag<bool>{}); break;
     case DType::BFloat16: if constexpr ((Types & dtype_bit(DType::BFloat16)) != 0) return f(TypeTag<bfloat16_t>{}); break;
   }

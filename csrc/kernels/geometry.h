@@ -18,7 +18,8 @@ struct ElementwiseGeometry {
   char* data[kMaxOperands] = {};   // null for an input that is a host scalar: see scalars
   // A host scalar input (a Python number, a 0-d CPU tensor) travels by value, already converted
   // to the operand's element type, as CUDA kernels take scalars.
-  alignas(8) unsigned char scalars[kMaxOperands][8] = {};
+  // 16 bytes: a complex128 is the largest.
+  alignas(16) unsigned char scalars[kMaxOperands][16] = {};
 };
 
 }  // namespace foo::kernels

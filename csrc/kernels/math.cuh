@@ -67,4 +67,58 @@ constexpr double kSqrt1_2 = 0.70710678118654752440;   // M_SQRT1_2
 constexpr double k2_SqrtPi = 1.12837916709551257390;  // M_2_SQRTPI
 constexpr double kPi = 3.14159265358979323846;        // M_PI
 
+// ---- complex (kernels/dtype.h complex_t), as c10::complex / std::complex compute them, in the
+// part's precision; formulas call them as for real types (math::exp(self)).
+
+// |z| without overflow or underflow in the squares.
+template <typename P>
+FOO_HD P abs(complex_t<P> z) { return hypot(z.re, z.im); }
+
+template <typename P>
+FOO_HD complex_t<P> conj(complex_t<P> z) { return {z.re, -z.im}; }
+template <typename M>
+FOO_HD M conj(M x) { return x; }  // a real number is its own conjugate
+
+// The argument of z in (-pi, pi]; of a real number 0 or pi, NaN staying NaN (the CPU's angle_impl).
+template <typename P>
+FOO_HD P angle(complex_t<P> z) { return atan2(z.im, z.re); }
+FOO_HD float angle(float x) { return x != x ? x : x < 0.0f ? static_cast<float>(kPi) : 0.0f; }
+FOO_HD double angle(double x) { return x != x ? x : x < 0.0 ? kPi : 0.0; }
+
+// e^z = e^re (cos im + i sin im); a real z stays exactly real (as std::exp).
+template <typename P>
+FOO_HD complex_t<P> exp(complex_t<P> z) {
+  if (z.im == P(0)) return {exp(z.re), z.im};
+  const P e = exp(z.re);
+  return {e * cos(z.im), e * sin(z.im)};
+}
+
+// The principal logarithm: log|z| + i arg z.
+template <typename P>
+FOO_HD complex_t<P> log(complex_t<P> z) { return {log(hypot(z.re, z.im)), atan2(z.im, z.re)}; }
+
+// The principal square root (real part >= 0), as C99's csqrt: from |re| and |z|, avoiding the
+// cancellation of (|z| - re) for negative re; sqrt(+-0 + yi) keeps y's sign for y = 0.
+template <typename P>
+FOO_HD complex_t<P> sqrt(complex_t<P> z) {
+  const P x = z.re, y = z.im;
+  if (x == P(0) && y == P(0)) return {P(0), y};
+  if (y - y != P(0) && y == y) return {fabs(y), y};  // y infinite: inf + i y
+  const P t = sqrt((fabs(x) + hypot(x, y)) * P(0.5));
+  if (x >= P(0)) return {t, y / (P(2) * t)};
+  return {fabs(y) / (P(2) * t), copysign(t, y)};
+}
+
+// z / |z|, 0 for 0 (torch.sgn).
+template <typename P>
+FOO_HD complex_t<P> sgn(complex_t<P> z) {
+  if (z.re == P(0) && z.im == P(0)) return {P(0), P(0)};
+  const P a = hypot(z.re, z.im);
+  return {z.re / a, z.im / a};
+}
+
+// r (cos theta + i sin theta) (torch.polar).
+template <typename M>
+FOO_HD complex_of_t<M> polar(M r, M theta) { return {r * cos(theta), r * sin(theta)}; }
+
 }  // namespace foo::kernels::FOO_TARGET::math

@@ -12,10 +12,18 @@
 
 namespace foo::kernels::FOO_TARGET {
 
-// An operand's element type: Same is the computation dtype T; any other type is fixed (a bool mask).
+// An operand's element type: Same is the computation dtype T; RealOf and ComplexOf its real and
+// complex types (`output: real` of abs, `output: complex` of polar); any other type is fixed (a
+// bool mask).
 struct Same {};
+struct RealOf {};
+struct ComplexOf {};
+template <typename Spec, typename T> struct OperandImpl { using type = Spec; };
+template <typename T> struct OperandImpl<Same, T> { using type = T; };
+template <typename T> struct OperandImpl<RealOf, T> { using type = real_of_t<T>; };
+template <typename T> struct OperandImpl<ComplexOf, T> { using type = complex_of_t<T>; };
 template <typename Spec, typename T>
-using operand_t = std::conditional_t<std::is_same_v<Spec, Same>, T, Spec>;
+using operand_t = typename OperandImpl<Spec, T>::type;
 
 // out = Fn<T>(args)(in...) for the T `dtype` names, which must be in Types.
 template <uint32_t Types, template <typename> class Fn, typename OutSpec, typename... InSpecs>

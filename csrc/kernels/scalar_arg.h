@@ -8,11 +8,11 @@
 namespace foo::kernels {
 
 struct ScalarArg {
-  alignas(8) unsigned char bytes[8] = {};
+  alignas(16) unsigned char bytes[16] = {};  // a complex128 is the largest
 
   template <typename T>
   FOO_HD T as() const {
-    static_assert(sizeof(T) <= sizeof(bytes), "ScalarArg holds at most 8 bytes");
+    static_assert(sizeof(T) <= sizeof(bytes), "ScalarArg holds at most 16 bytes");
     T value;
     memcpy(&value, bytes, sizeof(T));
     return value;

@@ -13,13 +13,18 @@ namespace foo::native {
 namespace {
 
 at::Tensor & abs_out([[maybe_unused]] const at::Tensor & self, [[maybe_unused]] at::Tensor & out) {
-  auto iter = at::TensorIterator::unary_op(out, self);
+  if (!out.defined() && self.is_complex()) out = at::empty({0}, self.options().dtype(c10::toRealValueType(self.scalar_type())));
+  const bool to_real = self.is_complex() && out.defined() && !out.is_complex();
+  TORCH_CHECK(!self.is_complex() || !out.is_same(self), "In-place abs is not supported for complex tensors.");
+  TORCH_CHECK(!to_real || at::canCast(c10::toRealValueType(self.scalar_type()), out.scalar_type()), "result type ", c10::toRealValueType(self.scalar_type()), " can't be cast to the desired output type ", out.scalar_type());
+  auto iter = to_real ? at::TensorIteratorConfig().set_check_mem_overlap(true).add_output(out).add_const_input(self).check_all_same_dtype(false).promote_inputs_to_common_dtype(true).cast_common_dtype_to_outputs(false).enforce_safe_casting_to_output(false).build()
+                      : at::TensorIterator::unary_op(out, self);
   const at::ScalarType dtype = iter.common_dtype();
   foo::kernels::PointwiseArgs args;
   {
-    check_kernel_dtype("abs", dtype, foo::kernels::kNumericTypes);
+    check_kernel_dtype("abs", dtype, foo::kernels::kNumericTypes | foo::kernels::kComplexTypes);
     args.formula = 0;
-    run_pointwise(iter, "abs", FOO_POINTWISE_LAUNCHER(pointwise_abs_out), args, dtype, dtype, {dtype});
+    run_pointwise(iter, "abs", FOO_POINTWISE_LAUNCHER(pointwise_abs_out), args, dtype, c10::toRealValueType(dtype), {dtype});
   }
   return iterator_result(out, iter);
 }

@@ -11,7 +11,7 @@ namespace {
 template <typename T>
 struct abs_out_0 {
   using M = opmath_t<T>;
-  using Out = operand_t<Same, T>;
+  using Out = operand_t<RealOf, T>;
   explicit abs_out_0(const PointwiseArgs&) {}
   __device__ Out operator()(T self_) const {
     [[maybe_unused]] const M self = static_cast<M>(self_);
@@ -26,7 +26,7 @@ struct abs_out_0 {
 void pointwise_abs_out(Stream stream, DType dtype, const ElementwiseGeometry& g, const PointwiseArgs& args) {
   switch (args.formula) {
     case 0:
-      return launch_pointwise<foo::kernels::kNumericTypes, abs_out_0, Same, Same>("abs", stream, dtype, g, args);
+      return launch_pointwise<foo::kernels::kNumericTypes | foo::kernels::kComplexTypes, abs_out_0, RealOf, Same>("abs", stream, dtype, g, args);
   }
   unknown_formula("abs", args.formula);
 }

@@ -21,7 +21,7 @@ TORCH_IMPL_FUNC(add_out)([[maybe_unused]] const at::Tensor & self, [[maybe_unuse
   const at::ScalarType dtype = common_dtype();
   foo::kernels::PointwiseArgs args;
   {
-    check_kernel_dtype("add", dtype, foo::kernels::kAllTypes);
+    check_kernel_dtype("add", dtype, foo::kernels::kAllTypes | foo::kernels::kComplexTypes);
     args.formula = 0;
     set_scalar(args, 0, alpha, opmath_dtype(dtype));
     run_pointwise(*this, "add", FOO_POINTWISE_LAUNCHER(pointwise_add_out), args, dtype, dtype, {dtype, dtype});

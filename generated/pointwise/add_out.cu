@@ -29,7 +29,7 @@ struct add_out_0 {
 void pointwise_add_out(Stream stream, DType dtype, const ElementwiseGeometry& g, const PointwiseArgs& args) {
   switch (args.formula) {
     case 0:
-      return launch_pointwise<foo::kernels::kAllTypes, add_out_0, Same, Same, Same>("add", stream, dtype, g, args);
+      return launch_pointwise<foo::kernels::kAllTypes | foo::kernels::kComplexTypes, add_out_0, Same, Same, Same>("add", stream, dtype, g, args);
   }
   unknown_formula("add", args.formula);
 }

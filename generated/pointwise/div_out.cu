@@ -27,7 +27,7 @@ struct div_out_0 {
 void pointwise_div_out(Stream stream, DType dtype, const ElementwiseGeometry& g, const PointwiseArgs& args) {
   switch (args.formula) {
     case 0:
-      return launch_pointwise<foo::kernels::kFloatingTypes, div_out_0, Same, Same, Same>("div", stream, dtype, g, args);
+      return launch_pointwise<foo::kernels::kFloatingTypes | foo::kernels::kComplexTypes, div_out_0, Same, Same, Same>("div", stream, dtype, g, args);
   }
   unknown_formula("div", args.formula);
 }

@@ -21,7 +21,7 @@ TORCH_IMPL_FUNC(div_out_mode)([[maybe_unused]] const at::Tensor & self, [[maybe_
   const at::ScalarType dtype = common_dtype();
   foo::kernels::PointwiseArgs args;
   if (!rounding_mode.has_value()) {
-    check_kernel_dtype("div", dtype, foo::kernels::kFloatingTypes);
+    check_kernel_dtype("div", dtype, foo::kernels::kFloatingTypes | foo::kernels::kComplexTypes);
     args.formula = 0;
     run_pointwise(*this, "div", FOO_POINTWISE_LAUNCHER(pointwise_div_out_mode), args, dtype, dtype, {dtype, dtype});
   } else if (*rounding_mode == "trunc") {

@@ -73,7 +73,7 @@ struct div_out_mode_2 {
 void pointwise_div_out_mode(Stream stream, DType dtype, const ElementwiseGeometry& g, const PointwiseArgs& args) {
   switch (args.formula) {
     case 0:
-      return launch_pointwise<foo::kernels::kFloatingTypes, div_out_mode_0, Same, Same, Same>("div", stream, dtype, g, args);
+      return launch_pointwise<foo::kernels::kFloatingTypes | foo::kernels::kComplexTypes, div_out_mode_0, Same, Same, Same>("div", stream, dtype, g, args);
     case 1:
       return launch_pointwise<foo::kernels::kNumericTypes, div_out_mode_1, Same, Same, Same>("div", stream, dtype, g, args);
     case 2:

@@ -27,7 +27,7 @@ struct eq_scalar_out_0 {
 void pointwise_eq_scalar_out(Stream stream, DType dtype, const ElementwiseGeometry& g, const PointwiseArgs& args) {
   switch (args.formula) {
     case 0:
-      return launch_pointwise<foo::kernels::kAllTypes, eq_scalar_out_0, bool, Same, Same>("eq", stream, dtype, g, args);
+      return launch_pointwise<foo::kernels::kAllTypes | foo::kernels::kComplexTypes, eq_scalar_out_0, bool, Same, Same>("eq", stream, dtype, g, args);
   }
   unknown_formula("eq", args.formula);
 }

@@ -21,7 +21,7 @@ TORCH_IMPL_FUNC(eq_tensor_out)([[maybe_unused]] const at::Tensor & self, [[maybe
   const at::ScalarType dtype = common_dtype();
   foo::kernels::PointwiseArgs args;
   {
-    check_kernel_dtype("eq", dtype, foo::kernels::kAllTypes);
+    check_kernel_dtype("eq", dtype, foo::kernels::kAllTypes | foo::kernels::kComplexTypes);
     args.formula = 0;
     run_pointwise(*this, "eq", FOO_POINTWISE_LAUNCHER(pointwise_eq_tensor_out), args, dtype, at::kBool, {dtype, dtype});
   }

@@ -26,7 +26,7 @@ struct exp_out_0 {
 void pointwise_exp_out(Stream stream, DType dtype, const ElementwiseGeometry& g, const PointwiseArgs& args) {
   switch (args.formula) {
     case 0:
-      return launch_pointwise<foo::kernels::kFloatingTypes, exp_out_0, Same, Same>("exp", stream, dtype, g, args);
+      return launch_pointwise<foo::kernels::kFloatingTypes | foo::kernels::kComplexTypes, exp_out_0, Same, Same>("exp", stream, dtype, g, args);
   }
   unknown_formula("exp", args.formula);
 }

@@ -15,7 +15,11 @@ struct isinf_0 {
   explicit isinf_0(const PointwiseArgs&) {}
   __device__ Out operator()(T self_) const {
     [[maybe_unused]] const M self = static_cast<M>(self_);
-    if constexpr (!std::is_integral_v<T>) {
+    if constexpr (is_complex_v<T>) {
+      return cast<Out>(
+          math::is_posinf(self.re) || math::is_neginf(self.re) || math::is_posinf(self.im) || math::is_neginf(self.im)
+      );
+    } else if constexpr (!std::is_integral_v<T>) {
       return cast<Out>(
           math::is_posinf(self) || math::is_neginf(self)
       );
@@ -32,7 +36,7 @@ struct isinf_0 {
 void pointwise_isinf(Stream stream, DType dtype, const ElementwiseGeometry& g, const PointwiseArgs& args) {
   switch (args.formula) {
     case 0:
-      return launch_pointwise<foo::kernels::kAllTypes, isinf_0, bool, Same>("isinf", stream, dtype, g, args);
+      return launch_pointwise<foo::kernels::kAllTypes | foo::kernels::kComplexTypes, isinf_0, bool, Same>("isinf", stream, dtype, g, args);
   }
   unknown_formula("isinf", args.formula);
 }

@@ -19,7 +19,7 @@ at::Tensor isnan([[maybe_unused]] const at::Tensor & self) {
   const at::ScalarType dtype = iter.common_dtype();
   foo::kernels::PointwiseArgs args;
   {
-    check_kernel_dtype("isnan", dtype, foo::kernels::kAllTypes);
+    check_kernel_dtype("isnan", dtype, foo::kernels::kAllTypes | foo::kernels::kComplexTypes);
     args.formula = 0;
     run_pointwise(iter, "isnan", FOO_POINTWISE_LAUNCHER(pointwise_isnan), args, dtype, at::kBool, {dtype});
   }

@@ -26,7 +26,7 @@ struct isnan_0 {
 void pointwise_isnan(Stream stream, DType dtype, const ElementwiseGeometry& g, const PointwiseArgs& args) {
   switch (args.formula) {
     case 0:
-      return launch_pointwise<foo::kernels::kAllTypes, isnan_0, bool, Same>("isnan", stream, dtype, g, args);
+      return launch_pointwise<foo::kernels::kAllTypes | foo::kernels::kComplexTypes, isnan_0, bool, Same>("isnan", stream, dtype, g, args);
   }
   unknown_formula("isnan", args.formula);
 }

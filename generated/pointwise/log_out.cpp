@@ -21,7 +21,7 @@ TORCH_IMPL_FUNC(log_out)([[maybe_unused]] const at::Tensor & self, [[maybe_unuse
   const at::ScalarType dtype = common_dtype();
   foo::kernels::PointwiseArgs args;
   {
-    check_kernel_dtype("log", dtype, foo::kernels::kFloatingTypes);
+    check_kernel_dtype("log", dtype, foo::kernels::kFloatingTypes | foo::kernels::kComplexTypes);
     args.formula = 0;
     run_pointwise(*this, "log", FOO_POINTWISE_LAUNCHER(pointwise_log_out), args, dtype, dtype, {dtype});
   }

@@ -26,7 +26,7 @@ struct log_out_0 {
 void pointwise_log_out(Stream stream, DType dtype, const ElementwiseGeometry& g, const PointwiseArgs& args) {
   switch (args.formula) {
     case 0:
-      return launch_pointwise<foo::kernels::kFloatingTypes, log_out_0, Same, Same>("log", stream, dtype, g, args);
+      return launch_pointwise<foo::kernels::kFloatingTypes | foo::kernels::kComplexTypes, log_out_0, Same, Same>("log", stream, dtype, g, args);
   }
   unknown_formula("log", args.formula);
 }

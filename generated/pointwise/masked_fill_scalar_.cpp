@@ -15,7 +15,7 @@ namespace foo::native {
 void run_masked_fill_scalar_(const at::TensorIteratorBase& iter, at::ScalarType dtype, const at::Scalar & value) {
   foo::kernels::PointwiseArgs args;
   {
-    check_kernel_dtype("masked_fill", dtype, foo::kernels::kAllTypes);
+    check_kernel_dtype("masked_fill", dtype, foo::kernels::kAllTypes | foo::kernels::kComplexTypes);
     args.formula = 0;
     set_scalar(args, 0, value, dtype);
     run_pointwise(iter, "masked_fill", FOO_POINTWISE_LAUNCHER(pointwise_masked_fill_scalar_), args, dtype, dtype, {dtype, at::kBool});

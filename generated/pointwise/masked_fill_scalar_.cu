@@ -29,7 +29,7 @@ struct masked_fill_scalar__0 {
 void pointwise_masked_fill_scalar_(Stream stream, DType dtype, const ElementwiseGeometry& g, const PointwiseArgs& args) {
   switch (args.formula) {
     case 0:
-      return launch_pointwise<foo::kernels::kAllTypes, masked_fill_scalar__0, Same, Same, bool>("masked_fill", stream, dtype, g, args);
+      return launch_pointwise<foo::kernels::kAllTypes | foo::kernels::kComplexTypes, masked_fill_scalar__0, Same, Same, bool>("masked_fill", stream, dtype, g, args);
   }
   unknown_formula("masked_fill", args.formula);
 }

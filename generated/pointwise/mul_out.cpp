@@ -21,7 +21,7 @@ TORCH_IMPL_FUNC(mul_out)([[maybe_unused]] const at::Tensor & self, [[maybe_unuse
   const at::ScalarType dtype = common_dtype();
   foo::kernels::PointwiseArgs args;
   {
-    check_kernel_dtype("mul", dtype, foo::kernels::kAllTypes);
+    check_kernel_dtype("mul", dtype, foo::kernels::kAllTypes | foo::kernels::kComplexTypes);
     args.formula = 0;
     run_pointwise(*this, "mul", FOO_POINTWISE_LAUNCHER(pointwise_mul_out), args, dtype, dtype, {dtype, dtype});
   }

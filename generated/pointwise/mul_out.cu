@@ -27,7 +27,7 @@ struct mul_out_0 {
 void pointwise_mul_out(Stream stream, DType dtype, const ElementwiseGeometry& g, const PointwiseArgs& args) {
   switch (args.formula) {
     case 0:
-      return launch_pointwise<foo::kernels::kAllTypes, mul_out_0, Same, Same, Same>("mul", stream, dtype, g, args);
+      return launch_pointwise<foo::kernels::kAllTypes | foo::kernels::kComplexTypes, mul_out_0, Same, Same, Same>("mul", stream, dtype, g, args);
   }
   unknown_formula("mul", args.formula);
 }

@@ -21,7 +21,7 @@ TORCH_IMPL_FUNC(ne_scalar_out)([[maybe_unused]] const at::Tensor & self, [[maybe
   const at::ScalarType dtype = common_dtype();
   foo::kernels::PointwiseArgs args;
   {
-    check_kernel_dtype("ne", dtype, foo::kernels::kAllTypes);
+    check_kernel_dtype("ne", dtype, foo::kernels::kAllTypes | foo::kernels::kComplexTypes);
     args.formula = 0;
     run_pointwise(*this, "ne", FOO_POINTWISE_LAUNCHER(pointwise_ne_scalar_out), args, dtype, at::kBool, {dtype, dtype});
   }

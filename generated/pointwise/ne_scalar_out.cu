@@ -27,7 +27,7 @@ struct ne_scalar_out_0 {
 void pointwise_ne_scalar_out(Stream stream, DType dtype, const ElementwiseGeometry& g, const PointwiseArgs& args) {
   switch (args.formula) {
     case 0:
-      return launch_pointwise<foo::kernels::kAllTypes, ne_scalar_out_0, bool, Same, Same>("ne", stream, dtype, g, args);
+      return launch_pointwise<foo::kernels::kAllTypes | foo::kernels::kComplexTypes, ne_scalar_out_0, bool, Same, Same>("ne", stream, dtype, g, args);
   }
   unknown_formula("ne", args.formula);
 }

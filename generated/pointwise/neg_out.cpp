@@ -21,7 +21,7 @@ TORCH_IMPL_FUNC(neg_out)([[maybe_unused]] const at::Tensor & self, [[maybe_unuse
   const at::ScalarType dtype = common_dtype();
   foo::kernels::PointwiseArgs args;
   {
-    check_kernel_dtype("neg", dtype, foo::kernels::kNumericTypes);
+    check_kernel_dtype("neg", dtype, foo::kernels::kNumericTypes | foo::kernels::kComplexTypes);
     args.formula = 0;
     run_pointwise(*this, "neg", FOO_POINTWISE_LAUNCHER(pointwise_neg_out), args, dtype, dtype, {dtype});
   }

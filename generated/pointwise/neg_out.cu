@@ -26,7 +26,7 @@ struct neg_out_0 {
 void pointwise_neg_out(Stream stream, DType dtype, const ElementwiseGeometry& g, const PointwiseArgs& args) {
   switch (args.formula) {
     case 0:
-      return launch_pointwise<foo::kernels::kNumericTypes, neg_out_0, Same, Same>("neg", stream, dtype, g, args);
+      return launch_pointwise<foo::kernels::kNumericTypes | foo::kernels::kComplexTypes, neg_out_0, Same, Same>("neg", stream, dtype, g, args);
   }
   unknown_formula("neg", args.formula);
 }

@@ -21,7 +21,7 @@ TORCH_IMPL_FUNC(reciprocal_out)([[maybe_unused]] const at::Tensor & self, [[mayb
   const at::ScalarType dtype = common_dtype();
   foo::kernels::PointwiseArgs args;
   {
-    check_kernel_dtype("reciprocal", dtype, foo::kernels::kFloatingTypes);
+    check_kernel_dtype("reciprocal", dtype, foo::kernels::kFloatingTypes | foo::kernels::kComplexTypes);
     args.formula = 0;
     run_pointwise(*this, "reciprocal", FOO_POINTWISE_LAUNCHER(pointwise_reciprocal_out), args, dtype, dtype, {dtype});
   }

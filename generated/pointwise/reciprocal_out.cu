@@ -26,7 +26,7 @@ struct reciprocal_out_0 {
 void pointwise_reciprocal_out(Stream stream, DType dtype, const ElementwiseGeometry& g, const PointwiseArgs& args) {
   switch (args.formula) {
     case 0:
-      return launch_pointwise<foo::kernels::kFloatingTypes, reciprocal_out_0, Same, Same>("reciprocal", stream, dtype, g, args);
+      return launch_pointwise<foo::kernels::kFloatingTypes | foo::kernels::kComplexTypes, reciprocal_out_0, Same, Same>("reciprocal", stream, dtype, g, args);
   }
   unknown_formula("reciprocal", args.formula);
 }

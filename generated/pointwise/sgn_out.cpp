@@ -21,7 +21,7 @@ TORCH_IMPL_FUNC(sgn_out)([[maybe_unused]] const at::Tensor & self, [[maybe_unuse
   const at::ScalarType dtype = common_dtype();
   foo::kernels::PointwiseArgs args;
   {
-    check_kernel_dtype("sgn", dtype, foo::kernels::kAllTypes);
+    check_kernel_dtype("sgn", dtype, foo::kernels::kAllTypes | foo::kernels::kComplexTypes);
     args.formula = 0;
     run_pointwise(*this, "sgn", FOO_POINTWISE_LAUNCHER(pointwise_sgn_out), args, dtype, dtype, {dtype});
   }

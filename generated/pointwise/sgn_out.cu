@@ -23,6 +23,10 @@ struct sgn_out_0 {
       return cast<Out>(
           self
       );
+    } else if constexpr (is_complex_v<T>) {
+      return cast<Out>(
+          math::sgn(self)
+      );
     } else {
       return cast<Out>(
           math::sign(self)
@@ -36,7 +40,7 @@ struct sgn_out_0 {
 void pointwise_sgn_out(Stream stream, DType dtype, const ElementwiseGeometry& g, const PointwiseArgs& args) {
   switch (args.formula) {
     case 0:
-      return launch_pointwise<foo::kernels::kAllTypes, sgn_out_0, Same, Same>("sgn", stream, dtype, g, args);
+      return launch_pointwise<foo::kernels::kAllTypes | foo::kernels::kComplexTypes, sgn_out_0, Same, Same>("sgn", stream, dtype, g, args);
   }
   unknown_formula("sgn", args.formula);
 }

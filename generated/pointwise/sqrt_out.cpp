@@ -21,7 +21,7 @@ TORCH_IMPL_FUNC(sqrt_out)([[maybe_unused]] const at::Tensor & self, [[maybe_unus
   const at::ScalarType dtype = common_dtype();
   foo::kernels::PointwiseArgs args;
   {
-    check_kernel_dtype("sqrt", dtype, foo::kernels::kFloatingTypes);
+    check_kernel_dtype("sqrt", dtype, foo::kernels::kFloatingTypes | foo::kernels::kComplexTypes);
     args.formula = 0;
     run_pointwise(*this, "sqrt", FOO_POINTWISE_LAUNCHER(pointwise_sqrt_out), args, dtype, dtype, {dtype});
   }

@@ -26,7 +26,7 @@ struct sqrt_out_0 {
 void pointwise_sqrt_out(Stream stream, DType dtype, const ElementwiseGeometry& g, const PointwiseArgs& args) {
   switch (args.formula) {
     case 0:
-      return launch_pointwise<foo::kernels::kFloatingTypes, sqrt_out_0, Same, Same>("sqrt", stream, dtype, g, args);
+      return launch_pointwise<foo::kernels::kFloatingTypes | foo::kernels::kComplexTypes, sqrt_out_0, Same, Same>("sqrt", stream, dtype, g, args);
   }
   unknown_formula("sqrt", args.formula);
 }

@@ -21,7 +21,7 @@ TORCH_IMPL_FUNC(sub_out)([[maybe_unused]] const at::Tensor & self, [[maybe_unuse
   const at::ScalarType dtype = common_dtype();
   foo::kernels::PointwiseArgs args;
   {
-    check_kernel_dtype("sub", dtype, foo::kernels::kNumericTypes);
+    check_kernel_dtype("sub", dtype, foo::kernels::kNumericTypes | foo::kernels::kComplexTypes);
     args.formula = 0;
     set_scalar(args, 0, alpha, opmath_dtype(dtype));
     run_pointwise(*this, "sub", FOO_POINTWISE_LAUNCHER(pointwise_sub_out), args, dtype, dtype, {dtype, dtype});

@@ -29,7 +29,7 @@ struct sub_out_0 {
 void pointwise_sub_out(Stream stream, DType dtype, const ElementwiseGeometry& g, const PointwiseArgs& args) {
   switch (args.formula) {
     case 0:
-      return launch_pointwise<foo::kernels::kNumericTypes, sub_out_0, Same, Same, Same>("sub", stream, dtype, g, args);
+      return launch_pointwise<foo::kernels::kNumericTypes | foo::kernels::kComplexTypes, sub_out_0, Same, Same, Same>("sub", stream, dtype, g, args);
   }
   unknown_formula("sub", args.formula);
 }

@@ -15,7 +15,7 @@ namespace foo::native {
 void run_where_self_out(const at::TensorIteratorBase& iter, at::ScalarType dtype) {
   foo::kernels::PointwiseArgs args;
   {
-    check_kernel_dtype("where", dtype, foo::kernels::kAllTypes);
+    check_kernel_dtype("where", dtype, foo::kernels::kAllTypes | foo::kernels::kComplexTypes);
     args.formula = 0;
     run_pointwise(iter, "where", FOO_POINTWISE_LAUNCHER(pointwise_where_self_out), args, dtype, dtype, {at::kBool, dtype, dtype});
   }

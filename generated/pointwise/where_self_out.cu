@@ -28,7 +28,7 @@ struct where_self_out_0 {
 void pointwise_where_self_out(Stream stream, DType dtype, const ElementwiseGeometry& g, const PointwiseArgs& args) {
   switch (args.formula) {
     case 0:
-      return launch_pointwise<foo::kernels::kAllTypes, where_self_out_0, Same, bool, Same, Same>("where", stream, dtype, g, args);
+      return launch_pointwise<foo::kernels::kAllTypes | foo::kernels::kComplexTypes, where_self_out_0, Same, bool, Same, Same>("where", stream, dtype, g, args);
   }
   unknown_formula("where", args.formula);
 }

@@ -39,11 +39,14 @@ from torch.testing._internal.opinfo.core import BinaryUfuncInfo, SampleInput, Un
 
 import torch_foo  # noqa: E402
 
-# Dtypes tested, where the OpInfo says the CPU supports them.
+# Dtypes tested, where the OpInfo says the CPU supports them. Complex dtypes only for OpInfos
+# whose entries are all pointwise formulas (claimed dtypes known): there a complex dtype is either
+# claimed (tested like any other) or must raise cleanly; hand-written kernels compute no complex.
+COMPLEX_DTYPES = (torch.complex64, torch.complex128)
 DTYPES = (
     torch.float32, torch.float64, torch.float16, torch.bfloat16,
     torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8, torch.bool,
-)
+) + COMPLEX_DTYPES
 DTYPE_NAMES = {str(d).removeprefix("torch."): d for d in DTYPES}
 # Case names a manifest `skip:` may name (besides dtype and variant names).
 CASES = ("values", "noncontiguous", "out", "inplace", "gradient", "gradcheck")
@@ -55,7 +58,7 @@ N_VALUES, N_LAYOUT, N_GRAD, N_GRADCHECK = 8, 4, 4, 2
 
 # float32 kernels may sum in another order than the CPU (tree reductions); other dtypes keep
 # assert_close's defaults, integers and bool compare exactly.
-TOLERANCE = {torch.float32: dict(rtol=1e-5, atol=1e-5)}
+TOLERANCE = {torch.float32: dict(rtol=1e-5, atol=1e-5), torch.complex64: dict(rtol=1e-5, atol=1e-5)}
 
 # The manifest the build used: FOO_MANIFEST as in pyproject.toml, else yaml/ops.yaml.
 MANIFEST = Path(os.environ.get("FOO_MANIFEST") or REPO / "yaml" / "ops.yaml")
@@ -124,12 +127,13 @@ class Target:
         if self.claimed is None or dtype_name(dtype) in self.claimed:
             return True
         promoted = dtype_name(torch.get_default_dtype())
-        return self.opinfo.promotes_int_to_float and not dtype.is_floating_point and promoted in self.claimed
+        return (self.opinfo.promotes_int_to_float and not dtype.is_floating_point and not dtype.is_complex
+                and promoted in self.claimed)
 
     @functools.cached_property
     def cpu_dtypes(self):
         supported = self.opinfo.supported_dtypes("cpu")
-        return [d for d in DTYPES if d in supported]
+        return [d for d in DTYPES if d in supported and (self.claimed is not None or d not in COMPLEX_DTYPES)]
 
     @property
     def dtypes(self):
@@ -138,6 +142,7 @@ class Target:
     def grad_dtype_ok(self, dtype):
         return (
             self.opinfo.supports_autograd
+            and dtype in self.cpu_dtypes
             and dtype in self.opinfo.supported_backward_dtypes("cpu")
             and not self.skipped(dtype_name(dtype))
         )

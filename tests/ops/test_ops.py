@@ -270,10 +270,12 @@ def test_opted_out_dtype_raises_cleanly(key, dtype):
 
 
 @pytest.mark.parametrize(
-    "key,dtype,sid", _params("gradient", lambda t: [torch.float32] if t.grad_dtype_ok(torch.float32) else [], N_GRAD, requires_grad=True)
+    "key,dtype,sid",
+    _params("gradient", lambda t: [d for d in (torch.float32, torch.complex64) if t.grad_dtype_ok(d)], N_GRAD, requires_grad=True),
 )
 def test_gradient(key, dtype, sid):
-    """float32 gradients for a random grad_output equal the CPU's; forward and backward native."""
+    """float32 (and, where the formula claims it, complex64) gradients for a random grad_output
+    equal the CPU's; forward and backward native."""
     t = targets()[key]
     s = samples(key, dtype, True)[sid]
     what = _what(key, dtype, "gradient", s)
@@ -292,10 +294,12 @@ def test_gradient(key, dtype, sid):
 
 @pytest.mark.parametrize(
     "key,dtype,sid",
-    _params("gradcheck", lambda t: [torch.float64] if t.grad_dtype_ok(torch.float64) else [], N_GRADCHECK, requires_grad=True),
+    _params("gradcheck", lambda t: [d for d in (torch.float64, torch.complex128) if t.grad_dtype_ok(d)], N_GRADCHECK,
+            requires_grad=True),
 )
 def test_gradcheck(key, dtype, sid):
-    """Analytical vs numerical gradients on foo in float64.
+    """Analytical vs numerical gradients on foo in float64 (and complex128 where claimed: Wirtinger
+    derivatives, as gradcheck checks them).
 
     No native check here: gradcheck itself runs helper ops (random vectors, dot products) that
     need not be native; test_gradient proves the op's backward native.
