@@ -279,9 +279,10 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
       increase(stats.reserved_bytes, size, size);
       stats.num_device_alloc++;
       segment_context = context;
-      record(pool, recording, TraceEntry::SEGMENT_ALLOC, ptr, size, stream, trace_context(recording, context));
+      record(pool, recording, TraceEntry::SEGMENT_ALLOC, ptr, size, stream,
+             trace_context(recording, context));
     }
-    record(pool, recording, TraceEntry::ALLOC, ptr, size, stream, trace_context(recording, context));
+    record(pool, recording, TraceEntry::ALLOC, ptr, requested, stream, trace_context(recording, context));
     pool.live[ptr] = Block{size, requested, stream, {}, std::move(context), std::move(segment_context)};
     increase(stats.allocation, size, 1);
     increase(stats.allocated_bytes, size, size);
@@ -380,7 +381,7 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
     decrease(stats.allocated_bytes, block.size, block.size);
     decrease(stats.requested_bytes, block.size, block.requested);
     block.context = nullptr;
-    record(pool, recording, TraceEntry::FREE_REQUESTED, ptr, block.size, block.stream, context);
+    record(pool, recording, TraceEntry::FREE_REQUESTED, ptr, block.requested, block.stream, context);
     if (!block.used_on.empty()) {
       PendingFree pending{ptr, {}};
       for (const auto& s : block.used_on) pending.events.emplace_back(s);
@@ -391,7 +392,7 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
     }
     decrease(stats.active, block.size, 1);
     decrease(stats.active_bytes, block.size, block.size);
-    record(pool, recording, TraceEntry::FREE_COMPLETED, ptr, block.size, block.stream, context);
+    record(pool, recording, TraceEntry::FREE_COMPLETED, ptr, block.requested, block.stream, context);
     pool.cached[{block.stream, block.size}].push_back(ptr);
     pool.idle[ptr] = std::move(block);
   }
@@ -408,7 +409,7 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
       const auto& block = pool.idle.at(it->ptr);
       decrease(pool.stats.active, block.size, 1);
       decrease(pool.stats.active_bytes, block.size, block.size);
-      record(pool, recording, TraceEntry::FREE_COMPLETED, it->ptr, block.size, block.stream, nullptr);
+      record(pool, recording, TraceEntry::FREE_COMPLETED, it->ptr, block.requested, block.stream, nullptr);
       pool.cached[{block.stream, block.size}].push_back(it->ptr);
       it = pool.pending.erase(it);
     }

@@ -22,7 +22,7 @@ struct TraceEntry {
   enum Action { ALLOC, FREE_REQUESTED, FREE_COMPLETED, SEGMENT_ALLOC, SEGMENT_FREE, OOM };
   Action action;
   uintptr_t addr;  // OOM: the device's free bytes (the visualiser's "device_free")
-  size_t size;
+  size_t size;  // alloc/free events: the size asked for; segment events: the segment's
   uintptr_t stream;
   int64_t time_us;  // microseconds since the epoch
   std::shared_ptr<c10::GatheredContext> context;  // null: no stack recorded
