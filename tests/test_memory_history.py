@@ -9,6 +9,7 @@ import pickle
 import pytest
 import torch
 import torch.cuda._memory_viz as memory_viz
+from runtime_helpers import held
 
 MIB = 1 << 20
 THIS_FILE = __file__
@@ -301,3 +302,22 @@ def test_caching_allocator_alloc_device(two_devices):
     ptr = torch.foo.caching_allocator_alloc(MIB, stream=s1)  # the stream's device
     assert torch.foo.memory_allocated(1) == before + MIB
     torch.foo.caching_allocator_delete(ptr)
+
+
+def test_a_block_used_on_another_stream_completes_its_free_later():
+    torch.foo.memory._record_memory_history(stacks="python", clear_history=True)
+    side = torch.foo.Stream()
+    x = torch.ones(1 << 16, device="foo")
+    ptr = x.data_ptr()
+    side.wait_stream(torch.foo.current_stream())
+    with held(side):
+        with torch.foo.stream(side):
+            y = x * 2
+        x.record_stream(side)
+        del x
+        actions = [e["action"] for e in _events(torch.foo.memory._snapshot()) if e["addr"] == ptr]
+        assert actions[-1] == "free_requested"
+    side.synchronize()
+    actions = [e["action"] for e in _events(torch.foo.memory._snapshot()) if e["addr"] == ptr]
+    assert actions[-2:] == ["free_requested", "free_completed"]
+    del y
