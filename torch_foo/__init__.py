@@ -19,6 +19,8 @@ def _autoload():
     """
 
 
+import sys  # noqa: E402
+
 import torch  # noqa: E402  (after _autoload on purpose, see above)
 import torch.utils.backend_registration as _backend_registration  # noqa: E402
 
@@ -38,6 +40,9 @@ from torch_foo import _autograd_exit  # noqa: E402,F401  (exit after a foo backw
 
 if getattr(torch, "foo", None) is not device:
     torch._register_device_module("foo", device)
+# `import torch.foo.memory` / `from torch.foo.memory import _snapshot`, as for torch.cuda.memory
+# (torch._register_device_module puts only torch.foo itself in sys.modules).
+sys.modules.setdefault("torch.foo.memory", device.memory)
 
 # torch.compile: Dynamo's device interface and Inductor's refusal, once those are imported.
 from torch_foo import _compile  # noqa: E402

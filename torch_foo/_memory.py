@@ -122,3 +122,40 @@ def memory_summary(device=None, abbreviated=False):
     out.append(f"| {counters:<{width - 4}} |")
     out.append("|" + "=" * (width - 2) + "|")
     return "\n".join(out) + "\n"
+
+
+def set_per_process_memory_fraction(fraction, device=None):
+    """Cap the memory the caching allocator reserves on ``device`` at ``fraction`` of its total
+    memory, as torch.cuda.set_per_process_memory_fraction: an allocation past the cap raises
+    ``torch.OutOfMemoryError`` naming it (after the allocator frees its cache and retries)."""
+    if not isinstance(fraction, float):
+        raise TypeError("Invalid type for fraction argument, must be `float`")
+    _C._set_memory_fraction(fraction, _device_index(device))
+
+
+def get_per_process_memory_fraction(device=None):
+    """The fraction set by set_per_process_memory_fraction (1.0 when never set)."""
+    return float(_C._get_memory_fraction(_device_index(device)))
+
+
+def _stream_handle(stream):
+    if stream is None:
+        return None
+    if isinstance(stream, int):
+        return stream  # a driver handle, as torch.cuda accepts a cudaStream_t
+    return int(_C._stream_handle(stream.stream_id, stream.device_index))
+
+
+def caching_allocator_alloc(size, device=None, stream=None):
+    """A block of ``size`` bytes from the caching allocator on ``device``, for ``stream`` (a
+    torch.foo.Stream / torch.Stream or a driver handle; default: the device's current stream),
+    as an int pointer; free it with caching_allocator_delete. As torch.cuda.caching_allocator_alloc."""
+    if device is None:
+        device = stream.device_index if stream is not None and not isinstance(stream, int) else None
+    index = _device_index(device)
+    return int(_C._caching_allocator_alloc(int(size), index, _stream_handle(stream)))
+
+
+def caching_allocator_delete(mem_ptr):
+    """Return a block from caching_allocator_alloc to the allocator (cached for its stream)."""
+    _C._caching_allocator_delete(int(mem_ptr))

@@ -14,8 +14,12 @@ import dataclasses
 import torch
 
 from torch_foo import _C
+from torch_foo import memory  # noqa: F401  (torch.foo.memory, as torch.cuda.memory)
 from torch_foo._memory import (  # noqa: F401  (re-exported)
+    caching_allocator_alloc,
+    caching_allocator_delete,
     empty_cache,
+    get_per_process_memory_fraction,
     host_memory_stats,
     max_memory_allocated,
     max_memory_reserved,
@@ -28,6 +32,7 @@ from torch_foo._memory import (  # noqa: F401  (re-exported)
     reset_accumulated_memory_stats,
     reset_max_memory_allocated,
     reset_peak_memory_stats,
+    set_per_process_memory_fraction,
 )
 from torch_foo._random import (  # noqa: F401  (re-exported)
     get_rng_state,

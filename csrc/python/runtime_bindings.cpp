@@ -2,7 +2,14 @@
 // module.cpp; listed in docs/INTERFACES.md).
 #include <pthread.h>
 
+#include <optional>
+#include <string>
+#include <utility>
+
 #include <pybind11/functional.h>
+#include <pybind11/stl.h>
+#include <torch/csrc/Export.h>
+#include <torch/csrc/profiler/combined_traceback.h>
 #include <torch/csrc/utils/device_lazy_init.h>
 #include <torch/csrc/utils/pybind.h>
 
@@ -12,6 +19,13 @@
 #include "runtime/fork.h"
 #include "runtime/host_allocator.h"
 #include "runtime/stream.h"
+
+// From torch/csrc/profiler/python/combined_traceback.h (libtorch_python), which the installed
+// headers cannot include: it needs nlohmann/json.hpp, which torch does not ship.
+namespace torch {
+TORCH_API std::vector<pybind11::object> py_symbolize(std::vector<CapturedTraceback*>& to_symbolize);
+TORCH_PYTHON_API void freeDeadCapturedTracebackFrames();
+}  // namespace torch
 
 namespace foo::python {
 namespace {
@@ -42,10 +56,33 @@ py::dict memory_stats(int device) {
   return d;
 }
 
+// Stacks of a snapshot, symbolized together once it is built (as torch/csrc/cuda/Module.cpp
+// does): each recorded stack becomes the "frames" list of its dict; the others get [].
+struct Frames {
+  std::vector<torch::CapturedTraceback*> tracebacks;
+  std::vector<py::dict> dicts;
+
+  void add(py::dict d, const std::shared_ptr<c10::GatheredContext>& context) {
+    auto* traceback = context ? dynamic_cast<torch::CapturedTraceback*>(context.get()) : nullptr;
+    if (!traceback) {
+      d["frames"] = py::list();
+      return;
+    }
+    tracebacks.push_back(traceback);
+    dicts.push_back(std::move(d));
+  }
+  void symbolize() {
+    if (tracebacks.empty()) return;
+    const auto frames = torch::py_symbolize(tracebacks);
+    for (size_t i = 0; i < frames.size(); ++i) dicts[i]["frames"] = frames[i];
+  }
+};
+
 // torch.cuda.memory_snapshot()'s segment format.
-py::list memory_snapshot(int device) {
+py::list segments_to_python(const std::vector<c10::CachingDeviceAllocator::SegmentInfo>& snapshot,
+                            Frames& frames) {
   py::list segments;
-  for (const auto& seg : rt::memory_snapshot(checked(device))) {
+  for (const auto& seg : snapshot) {
     py::list blocks;
     size_t offset = 0;
     for (const auto& b : seg.blocks) {
@@ -54,7 +91,7 @@ py::list memory_snapshot(int device) {
       block["size"] = b.size;
       block["requested_size"] = b.requested_size;
       block["state"] = b.allocated ? "active_allocated" : b.active ? "active_pending_free" : "inactive";
-      block["frames"] = py::list();
+      frames.add(block, b.context_when_allocated);
       blocks.append(block);
       offset += b.size;
     }
@@ -69,11 +106,85 @@ py::list memory_snapshot(int device) {
     d["segment_type"] = seg.is_large ? "large" : "small";
     d["segment_pool_id"] = py::make_tuple(0, 0);
     d["is_expandable"] = false;
-    d["frames"] = py::list();
+    frames.add(d, seg.context_when_allocated);
     d["blocks"] = blocks;
     segments.append(d);
   }
   return segments;
+}
+
+py::list memory_snapshot(int device) {
+  Frames frames;
+  auto segments = segments_to_python(rt::memory_snapshot(checked(device)), frames);
+  frames.symbolize();
+  return segments;
+}
+
+// torch.cuda.memory._snapshot()'s dict: every device's segments (with the stacks of their live
+// blocks) and, per device, the recorded events (torch/csrc/cuda/memory_snapshot.cpp's format).
+py::dict memory_history_snapshot(int num_devices) {
+  torch::freeDeadCapturedTracebackFrames();
+  Frames frames;
+  py::list segments;
+  py::list device_traces;
+  static const char* const kActions[] = {"alloc", "free_requested", "free_completed",
+                                         "segment_alloc", "segment_free", "oom"};
+  for (int device = 0; device < num_devices; ++device) {
+    std::vector<rt::TraceEntry> trace;
+    for (auto seg : segments_to_python(rt::memory_snapshot(checked(device), &trace), frames)) {
+      segments.append(seg);
+    }
+    py::list events;
+    for (const auto& e : trace) {
+      py::dict d;
+      d["action"] = kActions[e.action];
+      d[e.action == rt::TraceEntry::OOM ? "device_free" : "addr"] = e.addr;
+      d["size"] = e.size;
+      d["stream"] = e.stream;
+      d["time_us"] = e.time_us;
+      d["device"] = device;
+      frames.add(d, e.context);
+      events.append(d);
+    }
+    device_traces.append(events);
+  }
+  frames.symbolize();
+  py::dict result;
+  result["segments"] = segments;
+  result["device_traces"] = device_traces;
+  return result;
+}
+
+std::shared_ptr<c10::GatheredContext> gather_python() {
+  return torch::CapturedTraceback::gather(/*python=*/true, /*script=*/true, /*cpp=*/false);
+}
+std::shared_ptr<c10::GatheredContext> gather_python_and_cpp() {
+  return torch::CapturedTraceback::gather(/*python=*/true, /*script=*/true, /*cpp=*/true);
+}
+
+// torch.cuda.memory._record_memory_history's options (torch/csrc/cuda/memory_snapshot.cpp).
+void record_memory_history(const std::optional<std::string>& enabled,
+                           const std::optional<std::string>& context, const std::string& stacks,
+                           size_t max_entries, bool clear) {
+  TORCH_CHECK(!enabled || *enabled == "state" || *enabled == "all",
+              "expected enabled to be 'state', 'all', or None");
+  TORCH_CHECK(!context || *context == "state" || *context == "alloc" || *context == "all",
+              "expected context to be 'state', 'alloc', 'all', or None");
+  TORCH_CHECK(stacks == "python" || stacks == "all", "expected stacks to be 'python', or 'all'");
+  auto gather = &gather_python;
+  if (enabled && stacks == "all") {
+    gather = &gather_python_and_cpp;
+    torch::unwind::unwind();  // warm up C++ unwinding
+  }
+  auto when = rt::RecordContext::NEVER;
+  if (context == "all") {
+    when = rt::RecordContext::ALL;
+  } else if (context == "alloc") {
+    when = rt::RecordContext::ALLOC;
+  } else if (context == "state") {
+    when = rt::RecordContext::STATE;
+  }
+  rt::record_history(enabled.has_value(), gather, when, enabled == "all" ? max_entries : 0, clear);
 }
 
 py::dict host_memory_stats() {
@@ -131,6 +242,14 @@ void add_runtime_bindings(py::module_& m) {
   m.def("_memory_stats", &memory_stats);
   m.def("_memory_snapshot", &memory_snapshot);
   m.def("_host_memory_stats", &host_memory_stats);
+  m.def("_memory_history_snapshot", &memory_history_snapshot);
+  m.def("_record_memory_history", &record_memory_history);
+  m.def("_set_memory_fraction", [](double fraction, int device) { rt::set_memory_fraction(fraction, checked(device)); });
+  m.def("_get_memory_fraction", [](int device) { return rt::memory_fraction(checked(device)); });
+  m.def("_caching_allocator_alloc", [](size_t nbytes, int device, std::optional<uintptr_t> stream) {
+    return reinterpret_cast<uintptr_t>(rt::raw_alloc(nbytes, checked(device), stream));
+  });
+  m.def("_caching_allocator_delete", [](uintptr_t ptr) { rt::raw_delete(reinterpret_cast<void*>(ptr)); });
   m.def("_mem_get_info", [](int device) { return rt::allocator().getMemoryInfo(checked(device)); });
   // Streams by (id, device): the driver handle (torch.foo.Stream.foo_stream, as cuda_stream), and
   // the id torch_foo gives a handle made elsewhere (torch.foo.ExternalStream).

@@ -3,10 +3,16 @@
 // work runs in order, so reuse needs no synchronisation. A block recorded on other streams
 // (recordStream) waits for events on those streams before it returns to the cache (it counts as
 // "active" until then, as in torch.cuda). Blocks are never split, so a block is a segment.
-// Allocation and free never take the GIL.
+// Allocation and free never take the GIL, unless memory history with stacks is being recorded
+// (torch.foo.memory._record_memory_history): then the stack is gathered (GIL) before the pool's
+// lock is taken, as torch.cuda's allocator does. Off, history costs one relaxed atomic load.
+// torch.foo.set_per_process_memory_fraction caps each device's reserved memory.
 #include "runtime/allocator.h"
 
 #include <array>
+#include <atomic>
+#include <chrono>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <unordered_map>
@@ -32,12 +38,38 @@ constexpr size_t kRound = 512;
 constexpr size_t kSmallSize = 1 << 20;  // torch.cuda's small/large pool boundary for statistics
 constexpr int kMaxDevices = 64;
 
+using Context = std::shared_ptr<c10::GatheredContext>;
+
 struct Block {
   size_t size = 0;       // rounded, what the device holds
   size_t requested = 0;  // what the caller asked for
   StreamHandle stream = nullptr;
   std::vector<c10::Stream> used_on;  // extra streams from recordStream
+  Context context;          // stack of the allocation using it (recorded history only)
+  Context segment_context;  // stack of the allocation that took it from the driver
 };
+
+// Memory history settings (record_history). `on` is the only thing read when it is off.
+struct History {
+  std::atomic<bool> on{false};
+  std::atomic<c10::CachingDeviceAllocator::CreateContextFn> gather{nullptr};
+  std::atomic<int> when{0};  // RecordContext
+  std::atomic<size_t> max_entries{0};
+};
+History history;
+
+int64_t now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The stack for an event, when recording with at least `needed`. Called without any pool lock.
+Context gather_if(bool recording, RecordContext needed) {
+  if (!recording || history.when.load(std::memory_order_relaxed) < static_cast<int>(needed)) return nullptr;
+  auto gather = history.gather.load(std::memory_order_relaxed);
+  return gather ? gather() : nullptr;
+}
 
 struct PendingFree {
   void* ptr;
@@ -51,7 +83,28 @@ struct DevicePool {
   std::map<std::pair<StreamHandle, size_t>, std::vector<void*>> cached;  // free, by stream+size
   std::vector<PendingFree> pending;  // freed, waiting on other streams' events
   DeviceStats stats;
+  double fraction = 1.0;                                     // set_per_process_memory_fraction
+  size_t allowed = std::numeric_limits<size_t>::max();       // its cap in bytes, when set
+  size_t reserving = 0;  // bytes being taken from the driver now (counted against the cap)
+  std::vector<TraceEntry> trace;  // recorded events, a ring of history.max_entries
+  size_t trace_next = 0;          // the oldest entry once the ring is full
 };
+
+// Appends an event to the pool's ring. Caller holds the pool's lock.
+void record(DevicePool& pool, bool recording, TraceEntry::Action action, const void* addr,
+            size_t size, StreamHandle stream, Context context) {
+  if (!recording) return;
+  const size_t max_entries = history.max_entries.load(std::memory_order_relaxed);
+  if (max_entries == 0) return;
+  TraceEntry e{action, reinterpret_cast<uintptr_t>(addr), size, reinterpret_cast<uintptr_t>(stream),
+               now_us(), std::move(context)};
+  if (pool.trace.size() < max_entries) {
+    pool.trace.push_back(std::move(e));
+  } else {
+    if (pool.trace_next >= pool.trace.size()) pool.trace_next = 0;  // max_entries shrank
+    pool.trace[pool.trace_next++] = std::move(e);
+  }
+}
 
 // Counts `amount` in the aggregate and in the pool a block of `block_size` bytes belongs to.
 void increase(StatArray& stat, size_t block_size, size_t amount) {
@@ -79,7 +132,8 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
     const auto device = current_device();
     const c10::Device where(c10::DeviceType::PrivateUse1, device);
     if (nbytes == 0) return {nullptr, nullptr, &raw_free, where};
-    void* ptr = malloc_block(device, (nbytes + kRound - 1) / kRound * kRound, nbytes);
+    void* ptr = malloc_block(device, (nbytes + kRound - 1) / kRound * kRound, nbytes,
+                             current_native_stream(device));
     return {ptr, ptr, free_on_device(device), where};
   }
   c10::DeleterFnPtr raw_deleter() const override { return &raw_free; }
@@ -95,6 +149,8 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
 
   void emptyCache(c10::MempoolId_t /*unused*/) override {
     if (!initialized()) return;
+    const bool recording = history.on.load(std::memory_order_relaxed);
+    const Context context = gather_if(recording, RecordContext::ALL);
     // Every device first: a pending block may wait on another device's stream (recordStream).
     for (c10::DeviceIndex d = 0; d < device_count(); ++d) driver().synchronize_device(d);
     for (c10::DeviceIndex d = 0; d < device_count(); ++d) {
@@ -103,8 +159,11 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
       {
         std::lock_guard<std::mutex> lock(pool.mutex);
         pool.stats.num_sync_all_streams++;
-        collect_pending(pool);  // every stream is idle: all of them return to the cache
-        for (const auto& [ptr, block] : pool.idle) to_free.emplace_back(ptr, block.size);
+        collect_pending(pool, recording);  // every stream is idle: all of them return to the cache
+        for (const auto& [ptr, block] : pool.idle) {
+          to_free.emplace_back(ptr, block.size);
+          record(pool, recording, TraceEntry::SEGMENT_FREE, ptr, block.size, block.stream, context);
+        }
         pool.idle.clear();
         pool.cached.clear();
       }
@@ -153,11 +212,19 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
     return driver().mem_get_info(device);
   }
 
-  std::vector<c10::CachingDeviceAllocator::SegmentInfo> snapshot(c10::DeviceIndex device) {
+  std::vector<c10::CachingDeviceAllocator::SegmentInfo> snapshot(c10::DeviceIndex device,
+                                                                 std::vector<TraceEntry>* trace) {
     check_device_index(device);
     auto& pool = pools_[device];
     std::lock_guard<std::mutex> lock(pool.mutex);
-    collect_pending(pool);
+    collect_pending(pool, history.on.load(std::memory_order_relaxed));
+    if (trace) {
+      const auto& ring = pool.trace;
+      trace->clear();
+      trace->reserve(ring.size());
+      const size_t start = pool.trace_next < ring.size() ? pool.trace_next : 0;
+      for (size_t i = 0; i < ring.size(); ++i) trace->push_back(ring[(start + i) % ring.size()]);
+    }
     std::vector<c10::CachingDeviceAllocator::SegmentInfo> segments;
     auto add = [&](void* ptr, const Block& block, bool allocated, bool active) {
       c10::CachingDeviceAllocator::SegmentInfo seg;
@@ -169,11 +236,13 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
       seg.active_size = active ? block.size : 0;
       seg.stream = block.stream;
       seg.is_large = block.size >= kSmallSize;
+      seg.context_when_allocated = block.segment_context;
       c10::CachingDeviceAllocator::BlockInfo info;
       info.size = block.size;
       info.requested_size = seg.requested_size;
       info.allocated = allocated;
       info.active = active;
+      if (allocated) info.context_when_allocated = block.context;
       seg.blocks.push_back(info);
       segments.push_back(std::move(seg));
     };
@@ -186,27 +255,35 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
   }
 
  private:
-  void* malloc_block(c10::DeviceIndex device, size_t size, size_t requested) {
-    const auto stream = current_native_stream(device);
+  void* malloc_block(c10::DeviceIndex device, size_t size, size_t requested, StreamHandle stream) {
+    const bool recording = history.on.load(std::memory_order_relaxed);
+    Context context = gather_if(recording, RecordContext::STATE);
     auto& pool = pools_[device];
     std::unique_lock<std::mutex> lock(pool.mutex);
-    collect_pending(pool);
+    collect_pending(pool, recording);
     auto& stats = pool.stats;
     auto hit = pool.cached.find({stream, size});
     void* ptr = nullptr;
+    Context segment_context;
     if (hit != pool.cached.end() && !hit->second.empty()) {
       ptr = hit->second.back();
       hit->second.pop_back();
+      segment_context = std::move(pool.idle.at(ptr).segment_context);
       pool.idle.erase(ptr);
     } else {
       lock.unlock();
-      ptr = device_malloc(device, size);
+      ptr = device_malloc(device, size, stream, recording);
       lock.lock();
+      pool.reserving -= size;
       increase(stats.segment, size, 1);
       increase(stats.reserved_bytes, size, size);
       stats.num_device_alloc++;
+      segment_context = context;
+      record(pool, recording, TraceEntry::SEGMENT_ALLOC, ptr, size, stream,
+             trace_context(recording, context));
     }
-    pool.live[ptr] = Block{size, requested, stream, {}};
+    record(pool, recording, TraceEntry::ALLOC, ptr, requested, stream, trace_context(recording, context));
+    pool.live[ptr] = Block{size, requested, stream, {}, std::move(context), std::move(segment_context)};
     increase(stats.allocation, size, 1);
     increase(stats.allocated_bytes, size, size);
     increase(stats.requested_bytes, size, requested);
@@ -215,36 +292,84 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
     return ptr;
   }
 
-  // Asks the driver; on out-of-memory frees the cache once and retries, as torch.cuda does.
-  void* device_malloc(c10::DeviceIndex device, size_t size) {
+  // The alloc event's stack: only with context "alloc" or "all" (STATE keeps it on the block).
+  static Context trace_context(bool recording, const Context& context) {
+    return recording && history.when.load(std::memory_order_relaxed) >= static_cast<int>(RecordContext::ALLOC)
+               ? context
+               : nullptr;
+  }
+
+  // Whether `size` more bytes stay within the device's memory fraction; if so, counts them as
+  // being reserved (the caller subtracts them once the driver answered).
+  static bool reserve_within_cap(DevicePool& pool, size_t size) {
+    std::lock_guard<std::mutex> lock(pool.mutex);
+    const size_t reserved =
+        static_cast<size_t>(pool.stats.reserved_bytes[static_cast<size_t>(StatType::AGGREGATE)].current);
+    if (pool.allowed != std::numeric_limits<size_t>::max() &&
+        (size > pool.allowed || reserved + pool.reserving > pool.allowed - size)) {
+      return false;
+    }
+    pool.reserving += size;
+    return true;
+  }
+
+  // Asks the driver, within the memory fraction; on out-of-memory frees the cache once and
+  // retries, as torch.cuda does. On success `size` stays counted in pool.reserving.
+  void* device_malloc(c10::DeviceIndex device, size_t size, StreamHandle stream, bool recording) {
     auto& pool = pools_[device];
-    try {
-      return driver().malloc(device, size);
-    } catch (const DriverError&) {
-      {
-        std::lock_guard<std::mutex> lock(pool.mutex);
-        pool.stats.num_alloc_retries++;
+    std::string why;
+    bool capped = false;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      if (attempt == 1) {
+        {
+          std::lock_guard<std::mutex> lock(pool.mutex);
+          pool.stats.num_alloc_retries++;
+        }
+        emptyCache({0, 0});
       }
-      emptyCache({0, 0});
+      capped = !reserve_within_cap(pool, size);
+      if (capped) continue;
+      try {
+        return driver().malloc(device, size);
+      } catch (const DriverError& e) {
+        why = e.what();
+        std::lock_guard<std::mutex> lock(pool.mutex);
+        pool.reserving -= size;
+      }
     }
-    try {
-      return driver().malloc(device, size);
-    } catch (const DriverError& e) {
-      int64_t allocated = 0;
-      {
-        std::lock_guard<std::mutex> lock(pool.mutex);
-        pool.stats.num_ooms++;
-        allocated = pool.stats.allocated_bytes[static_cast<size_t>(StatType::AGGREGATE)].current;
+    int64_t allocated = 0, reserved = 0;
+    size_t allowed = 0;
+    double fraction = 1.0;
+    {
+      std::lock_guard<std::mutex> lock(pool.mutex);
+      pool.stats.num_ooms++;
+      allocated = pool.stats.allocated_bytes[static_cast<size_t>(StatType::AGGREGATE)].current;
+      reserved = pool.stats.reserved_bytes[static_cast<size_t>(StatType::AGGREGATE)].current;
+      allowed = pool.allowed;
+      fraction = pool.fraction;
+      if (recording) {
+        const auto free_bytes = driver().mem_get_info(device).first;
+        record(pool, recording, TraceEntry::OOM, reinterpret_cast<void*>(free_bytes), size, stream,
+               nullptr);
       }
+    }
+    if (capped) {
       TORCH_CHECK_WITH(OutOfMemoryError, false, "foo: out of memory on device ",
-                       static_cast<int>(device), " allocating ", size, " bytes (", allocated,
-                       " bytes allocated): ", e.what());
+                       static_cast<int>(device), " allocating ", size, " bytes: the per-process ",
+                       "memory fraction ", fraction, " (set_per_process_memory_fraction) allows ",
+                       allowed, " bytes reserved, and ", reserved, " are reserved (", allocated,
+                       " bytes allocated)");
     }
+    TORCH_CHECK_WITH(OutOfMemoryError, false, "foo: out of memory on device ",
+                     static_cast<int>(device), " allocating ", size, " bytes (", allocated,
+                     " bytes allocated): ", why);
     return nullptr;  // unreachable
   }
 
   void free_block(int device, void* ptr) {
     TORCH_INTERNAL_ASSERT(device >= 0, "foo allocator: freeing a pointer it does not own");
+    const bool recording = history.on.load(std::memory_order_relaxed);
+    const Context context = gather_if(recording, RecordContext::ALL);
     auto& pool = pools_[device];
     std::lock_guard<std::mutex> lock(pool.mutex);
     auto it = pool.live.find(ptr);
@@ -255,6 +380,8 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
     decrease(stats.allocation, block.size, 1);
     decrease(stats.allocated_bytes, block.size, block.size);
     decrease(stats.requested_bytes, block.size, block.requested);
+    block.context = nullptr;
+    record(pool, recording, TraceEntry::FREE_REQUESTED, ptr, block.requested, block.stream, context);
     if (!block.used_on.empty()) {
       PendingFree pending{ptr, {}};
       for (const auto& s : block.used_on) pending.events.emplace_back(s);
@@ -265,12 +392,13 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
     }
     decrease(stats.active, block.size, 1);
     decrease(stats.active_bytes, block.size, block.size);
+    record(pool, recording, TraceEntry::FREE_COMPLETED, ptr, block.requested, block.stream, context);
     pool.cached[{block.stream, block.size}].push_back(ptr);
-    pool.idle[ptr] = block;
+    pool.idle[ptr] = std::move(block);
   }
 
   // Moves blocks whose other-stream work has finished into the cache. Caller holds the lock.
-  void collect_pending(DevicePool& pool) {
+  void collect_pending(DevicePool& pool, bool recording) {
     for (auto it = pool.pending.begin(); it != pool.pending.end();) {
       bool done = true;
       for (const auto& e : it->events) done = done && e.query();
@@ -281,6 +409,7 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
       const auto& block = pool.idle.at(it->ptr);
       decrease(pool.stats.active, block.size, 1);
       decrease(pool.stats.active_bytes, block.size, block.size);
+      record(pool, recording, TraceEntry::FREE_COMPLETED, it->ptr, block.requested, block.stream, nullptr);
       pool.cached[{block.stream, block.size}].push_back(it->ptr);
       it = pool.pending.erase(it);
     }
@@ -306,6 +435,38 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
   }
 
   std::array<DevicePool, kMaxDevices> pools_;
+
+ public:
+  void* raw_alloc(size_t nbytes, c10::DeviceIndex device, StreamHandle stream) {
+    check_device_index(device);
+    if (nbytes == 0) return nullptr;
+    return malloc_block(device, (nbytes + kRound - 1) / kRound * kRound, nbytes, stream);
+  }
+
+  void set_fraction(double fraction, c10::DeviceIndex device) {
+    check_device_index(device);
+    TORCH_CHECK(fraction >= 0 && fraction <= 1, "foo: invalid memory fraction ", fraction,
+                ", set it within [0, 1]");
+    const auto total = driver().total_memory(device);
+    auto& pool = pools_[device];
+    std::lock_guard<std::mutex> lock(pool.mutex);
+    pool.fraction = fraction;
+    pool.allowed = static_cast<size_t>(fraction * static_cast<double>(total));
+  }
+  double fraction(c10::DeviceIndex device) {
+    check_device_index(device);
+    auto& pool = pools_[device];
+    std::lock_guard<std::mutex> lock(pool.mutex);
+    return pool.fraction;
+  }
+  void clear_history() {
+    for (auto& pool : pools_) {
+      std::lock_guard<std::mutex> lock(pool.mutex);
+      pool.trace.clear();
+      pool.trace_next = 0;
+      for (auto& [ptr, block] : pool.live) block.context = nullptr;
+    }
+  }
 };
 
 // Leaked: tensors may be freed during interpreter shutdown, after static destructors run.
@@ -318,9 +479,38 @@ c10::DeviceAllocator& allocator() { return *the_allocator; }
 
 DeviceStats device_stats(c10::DeviceIndex device) { return the_allocator->getDeviceStats(device); }
 
-std::vector<c10::CachingDeviceAllocator::SegmentInfo> memory_snapshot(c10::DeviceIndex device) {
-  return the_allocator->snapshot(device);
+std::vector<c10::CachingDeviceAllocator::SegmentInfo> memory_snapshot(c10::DeviceIndex device,
+                                                                     std::vector<TraceEntry>* trace) {
+  return the_allocator->snapshot(device, trace);
 }
+
+void record_history(bool enabled, c10::CachingDeviceAllocator::CreateContextFn gather,
+                    RecordContext when, size_t max_entries, bool clear) {
+  if (!enabled) {
+    history.on.store(false, std::memory_order_relaxed);
+    if (clear) the_allocator->clear_history();
+    return;
+  }
+  if (clear) the_allocator->clear_history();
+  history.gather.store(gather, std::memory_order_relaxed);
+  history.when.store(static_cast<int>(gather ? when : RecordContext::NEVER), std::memory_order_relaxed);
+  history.max_entries.store(max_entries, std::memory_order_relaxed);
+  history.on.store(true, std::memory_order_release);
+}
+
+void set_memory_fraction(double fraction, c10::DeviceIndex device) {
+  the_allocator->set_fraction(fraction, device);
+}
+double memory_fraction(c10::DeviceIndex device) { return the_allocator->fraction(device); }
+
+void* raw_alloc(size_t nbytes, c10::DeviceIndex device, std::optional<uintptr_t> stream) {
+  check_device_index(device);
+  c10::DeviceGuard guard(c10::Device(c10::DeviceType::PrivateUse1, device));
+  const auto handle = stream ? reinterpret_cast<StreamHandle>(*stream) : current_native_stream(device);
+  return the_allocator->raw_alloc(nbytes, device, handle);
+}
+
+void raw_delete(void* ptr) { allocator().raw_deleter()(ptr); }
 
 }  // namespace foo::runtime
 
