@@ -94,8 +94,9 @@ void recycle(const Pending& p) noexcept {
 }
 
 // Host time of the device's event clock: an event recorded on a stream with nothing queued
-// completes at once, so its time is the middle of the host's record-and-wait round trip (off by
-// at most half of it). Device times are then that minus the elapsed time to each event.
+// completes within the host's record-and-wait round trip; its time is taken as the end of it, so
+// device times are never earlier than they were (a kernel never shows before the op that launched
+// it), at most one round trip late. Device times are that minus the elapsed time to each event.
 std::pair<EventHandle, int64_t> anchor(int device) {
   StreamHandle s;
   {
@@ -104,19 +105,28 @@ std::pair<EventHandle, int64_t> anchor(int device) {
     if (!slot) slot = driver().create_stream(device, /*priority=*/0);
     s = slot;
   }
-  EventHandle e = take_event(device);
-  // The first round trip on a new (or long idle) stream includes waking its worker, milliseconds
-  // on a busy host, which would put device times before the ops that launched them: repeat until
-  // a round trip is short, keeping the last one (the event holds the last record's time).
-  int64_t before = 0, after = 0;
-  for (int attempt = 0; attempt < 5; ++attempt) {
-    before = now_ns();
+  // A round trip is long when the host is busy (the stream's worker waking up, the thread
+  // preempted: milliseconds under a parallel build), and it bounds this anchor's error. So:
+  // several round trips, each on its own event, keeping the shortest; stop once one is short.
+  EventHandle best = nullptr;
+  int64_t best_trip = 0, best_end = 0;
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    EventHandle e = take_event(device);
+    const int64_t before = now_ns();
     driver().record_event(e, s);
     driver().synchronize_event(e);
-    after = now_ns();
-    if (after - before < 100'000) break;
+    const int64_t after = now_ns();
+    if (best == nullptr || after - before < best_trip) {
+      if (best != nullptr) give_back(device, best);
+      best = e;
+      best_trip = after - before;
+      best_end = after;
+    } else {
+      give_back(device, e);
+    }
+    if (best_trip < 50'000) break;
   }
-  return {e, before + (after - before) / 2};
+  return {best, best_end};
 }
 
 int stream_number(void* stream, int device) {
