@@ -46,6 +46,8 @@
 #include "native/amp_update_scale_.h"
 #include "native/arange_out.h"
 #include "native/linspace_out.h"
+#include "native/eye_out.h"
+#include "native/eye_m_out.h"
 #include "native/fill_scalar.h"
 #include "native/fill_tensor.h"
 #include "native/zero_.h"

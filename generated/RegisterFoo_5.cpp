@@ -8,6 +8,7 @@
 #include "native/reshape_alias.h"
 #include "native/rrelu_with_noise.h"
 #include "native/multinomial_out.h"
+#include "native/eye_m_out.h"
 #include "native/bmm_out.h"
 #include "native/mean_out.h"
 #include "native/max_dim_out.h"
@@ -1433,6 +1434,13 @@ at::Tensor wrapper_multinomial(const at::Tensor & self, c10::SymInt num_samples,
   return out;
 }
 
+at::Tensor & wrapper_eye_m_out(c10::SymInt n, c10::SymInt m, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::eye.m_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::eye_m_out(n.guard_int(__FILE__, __LINE__), m.guard_int(__FILE__, __LINE__), out);
+}
+
 at::Tensor & wrapper_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::bmm.out", "self", self, common_device_, false);
@@ -1861,6 +1869,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("rrelu_with_noise", TORCH_FN(wrapper_rrelu_with_noise));
   m.impl("multinomial.out", TORCH_FN(wrapper_multinomial_out));
   m.impl("multinomial", TORCH_FN(wrapper_multinomial));
+  m.impl("eye.m_out", TORCH_FN(wrapper_eye_m_out));
   m.impl("bmm.out", TORCH_FN(wrapper_bmm_out));
   m.impl("bmm", TORCH_FN(wrapper_bmm));
   m.impl("mean.out", TORCH_FN(wrapper_mean_out));
