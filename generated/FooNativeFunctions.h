@@ -96,6 +96,8 @@
 #include "native/native_layer_norm_backward.h"
 #include "native/fused_rms_norm.h"
 #include "native/fused_rms_norm_backward.h"
+#include "native/weight_norm_interface.h"
+#include "native/weight_norm_interface_backward.h"
 #include "native/native_group_norm.h"
 #include "native/native_group_norm_backward.h"
 #include "native/native_batch_norm_out.h"

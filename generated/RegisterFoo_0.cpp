@@ -11,6 +11,7 @@
 #include "native/normal_tensor_tensor_out.h"
 #include "native/amin_out.h"
 #include "native/var_out.h"
+#include "native/weight_norm_interface.h"
 #include "native/native_group_norm.h"
 #include "native/native_batch_norm_legit_out.h"
 #include "native/batch_norm_with_update.h"
@@ -913,6 +914,14 @@ at::Tensor wrapper_var_correction(const at::Tensor & self, at::OptionalIntArrayR
   return out;
 }
 
+::std::tuple<at::Tensor,at::Tensor> wrapper__weight_norm_interface(const at::Tensor & v, const at::Tensor & g, int64_t dim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_weight_norm_interface", "v", v, common_device_, false);
+  check_device("aten::_weight_norm_interface", "g", g, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::weight_norm_interface(v, g, dim);
+}
+
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_group_norm(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, c10::SymInt N, c10::SymInt C, c10::SymInt HxW, int64_t group, double eps) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::native_group_norm", "input", input, common_device_, false);
@@ -1228,6 +1237,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("amin", TORCH_FN(wrapper_amin));
   m.impl("var.correction_out", TORCH_FN(wrapper_var_correction_out));
   m.impl("var.correction", TORCH_FN(wrapper_var_correction));
+  m.impl("_weight_norm_interface", TORCH_FN(wrapper__weight_norm_interface));
   m.impl("native_group_norm", TORCH_FN(wrapper_native_group_norm));
   m.impl("_native_batch_norm_legit.out", TORCH_FN(wrapper__native_batch_norm_legit_out));
   m.impl("_batch_norm_with_update", TORCH_FN(wrapper__batch_norm_with_update));

@@ -24,6 +24,7 @@
 #include "native/glu_backward_out.h"
 #include "native/_prelu_kernel_backward.h"
 #include "native/pow_scalar_out.h"
+#include "native/weight_norm_interface_backward.h"
 #include "native/native_batch_norm_legit_no_stats_out.h"
 #include "native/max_pool2d_with_indices_out.h"
 #include "native/max_pool2d_with_indices_backward_out.h"
@@ -1437,6 +1438,16 @@ at::Tensor wrapper_pow_Scalar(const at::Scalar & self, const at::Tensor & expone
   return at::wrapper_PrivateUse1_pow_Scalar(self, exponent);
 }
 
+::std::tuple<at::Tensor,at::Tensor> wrapper__weight_norm_interface_backward(const at::Tensor & grad_w, const at::Tensor & saved_v, const at::Tensor & saved_g, const at::Tensor & saved_norms, int64_t dim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_weight_norm_interface_backward", "grad_w", grad_w, common_device_, false);
+  check_device("aten::_weight_norm_interface_backward", "saved_v", saved_v, common_device_, false);
+  check_device("aten::_weight_norm_interface_backward", "saved_g", saved_g, common_device_, false);
+  check_device("aten::_weight_norm_interface_backward", "saved_norms", saved_norms, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::weight_norm_interface_backward(grad_w, saved_v, saved_g, saved_norms, dim);
+}
+
 ::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper__native_batch_norm_legit_no_stats_out(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, bool training, double momentum, double eps, at::Tensor & out, at::Tensor & save_mean, at::Tensor & save_invstd) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_native_batch_norm_legit.no_stats_out", "input", input, common_device_, false);
@@ -1697,6 +1708,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_prelu_kernel_backward", TORCH_FN(wrapper__prelu_kernel_backward));
   m.impl("pow.Scalar_out", TORCH_FN(wrapper_pow_Scalar_out));
   m.impl("pow.Scalar", TORCH_FN(wrapper_pow_Scalar));
+  m.impl("_weight_norm_interface_backward", TORCH_FN(wrapper__weight_norm_interface_backward));
   m.impl("_native_batch_norm_legit.no_stats_out", TORCH_FN(wrapper__native_batch_norm_legit_no_stats_out));
   m.impl("max_pool2d_with_indices.out", TORCH_FN(wrapper_max_pool2d_with_indices_out));
   m.impl("max_pool2d_with_indices", TORCH_FN(wrapper_max_pool2d_with_indices));
