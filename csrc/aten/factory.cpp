@@ -124,7 +124,9 @@ at::Tensor& linspace_out(const at::Scalar& start, const at::Scalar& end, int64_t
 at::Tensor& eye_m_out(int64_t n, int64_t m, at::Tensor& out) {
   TORCH_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
   TORCH_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
-  out.resize_({n, m});
+  // ATen's resize_ leaves a tensor of the same sizes alone (a transposed out= keeps its strides);
+  // foo's resize_ makes it contiguous, so it is called only when the sizes change.
+  if (out.sizes() != at::IntArrayRef({n, m})) out.resize_({n, m});
   out.zero_();
   const int64_t diagonal = std::min(n, m);
   if (diagonal > 0) out.as_strided({diagonal}, {out.stride(0) + out.stride(1)}).fill_(1);
