@@ -11,11 +11,16 @@
 #include "native/normal_tensor_tensor_out.h"
 #include "native/amin_out.h"
 #include "native/var_out.h"
+#include "native/weight_norm_interface.h"
 #include "native/native_group_norm.h"
 #include "native/native_batch_norm_legit_out.h"
 #include "native/batch_norm_with_update.h"
 #include "native/upsample_nearest1d_backward_out.h"
 #include "native/upsample_bilinear2d_out.h"
+#include "native/reflection_pad1d_out.h"
+#include "native/replication_pad2d_out.h"
+#include "native/replication_pad2d_backward_out.h"
+#include "native/replication_pad3d_backward_out.h"
 #include "native/repeat.h"
 #include "native/tril_out.h"
 #include "native/any_all_out.h"
@@ -309,6 +314,190 @@ at::Tensor wrapper_PrivateUse1_upsample_bilinear2d(const at::Tensor & self, at::
 structured_upsample_bilinear2d_out_functional op;
 op.meta(self, output_size, align_corners, scales_h, scales_w);
 op.impl(self, output_size, align_corners, scales_h, scales_w, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_reflection_pad1d_out_out final : public ::foo::native::structured_reflection_pad1d_out {
+    structured_reflection_pad1d_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_reflection_pad1d_out_out(const at::Tensor & self, at::IntArrayRef padding, at::Tensor & out) {
+structured_reflection_pad1d_out_out op(out);
+op.meta(self, padding);
+op.impl(self, padding, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_reflection_pad1d_out_functional final : public ::foo::native::structured_reflection_pad1d_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_reflection_pad1d(const at::Tensor & self, at::IntArrayRef padding) {
+structured_reflection_pad1d_out_functional op;
+op.meta(self, padding);
+op.impl(self, padding, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_replication_pad2d_out_out final : public ::foo::native::structured_replication_pad2d_out {
+    structured_replication_pad2d_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_replication_pad2d_out_out(const at::Tensor & self, at::IntArrayRef padding, at::Tensor & out) {
+structured_replication_pad2d_out_out op(out);
+op.meta(self, padding);
+op.impl(self, padding, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_replication_pad2d_out_functional final : public ::foo::native::structured_replication_pad2d_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_replication_pad2d(const at::Tensor & self, at::IntArrayRef padding) {
+structured_replication_pad2d_out_functional op;
+op.meta(self, padding);
+op.impl(self, padding, op.outputs_[0]);
 return std::move(op.outputs_[0]);
 }
 
@@ -725,6 +914,14 @@ at::Tensor wrapper_var_correction(const at::Tensor & self, at::OptionalIntArrayR
   return out;
 }
 
+::std::tuple<at::Tensor,at::Tensor> wrapper__weight_norm_interface(const at::Tensor & v, const at::Tensor & g, int64_t dim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_weight_norm_interface", "v", v, common_device_, false);
+  check_device("aten::_weight_norm_interface", "g", g, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::weight_norm_interface(v, g, dim);
+}
+
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_group_norm(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, c10::SymInt N, c10::SymInt C, c10::SymInt HxW, int64_t group, double eps) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::native_group_norm", "input", input, common_device_, false);
@@ -787,6 +984,74 @@ at::Tensor wrapper_upsample_bilinear2d(const at::Tensor & self, c10::SymIntArray
   check_device("aten::upsample_bilinear2d", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
   return at::wrapper_PrivateUse1_upsample_bilinear2d(self, C10_AS_INTARRAYREF_SLOW(output_size), align_corners, scales_h, scales_w);
+}
+
+at::Tensor & wrapper_reflection_pad1d_out(const at::Tensor & self, c10::SymIntArrayRef padding, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::reflection_pad1d.out", "self", self, common_device_, false);
+  check_device("aten::reflection_pad1d.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_reflection_pad1d_out_out(self, C10_AS_INTARRAYREF_SLOW(padding), out);
+}
+
+at::Tensor wrapper_reflection_pad1d(const at::Tensor & self, c10::SymIntArrayRef padding) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::reflection_pad1d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_reflection_pad1d(self, C10_AS_INTARRAYREF_SLOW(padding));
+}
+
+at::Tensor & wrapper_replication_pad2d_out(const at::Tensor & self, c10::SymIntArrayRef padding, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::replication_pad2d.out", "self", self, common_device_, false);
+  check_device("aten::replication_pad2d.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_replication_pad2d_out_out(self, C10_AS_INTARRAYREF_SLOW(padding), out);
+}
+
+at::Tensor wrapper_replication_pad2d(const at::Tensor & self, c10::SymIntArrayRef padding) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::replication_pad2d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_replication_pad2d(self, C10_AS_INTARRAYREF_SLOW(padding));
+}
+
+at::Tensor & wrapper_replication_pad2d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, c10::SymIntArrayRef padding, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::replication_pad2d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::replication_pad2d_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::replication_pad2d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::replication_pad2d_backward_out(grad_output, self, C10_AS_INTARRAYREF_SLOW(padding), grad_input);
+}
+
+at::Tensor wrapper_replication_pad2d_backward(const at::Tensor & grad_output, const at::Tensor & self, c10::SymIntArrayRef padding) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::replication_pad2d_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::replication_pad2d_backward", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::replication_pad2d_backward_out(grad_output, self, C10_AS_INTARRAYREF_SLOW(padding), grad_input);
+  return grad_input;
+}
+
+at::Tensor & wrapper_replication_pad3d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, c10::SymIntArrayRef padding, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::replication_pad3d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::replication_pad3d_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::replication_pad3d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::replication_pad3d_backward_out(grad_output, self, C10_AS_INTARRAYREF_SLOW(padding), grad_input);
+}
+
+at::Tensor wrapper_replication_pad3d_backward(const at::Tensor & grad_output, const at::Tensor & self, c10::SymIntArrayRef padding) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::replication_pad3d_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::replication_pad3d_backward", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::replication_pad3d_backward_out(grad_output, self, C10_AS_INTARRAYREF_SLOW(padding), grad_input);
+  return grad_input;
 }
 
 at::Tensor wrapper_repeat(const at::Tensor & self, c10::SymIntArrayRef repeats) {
@@ -972,6 +1237,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("amin", TORCH_FN(wrapper_amin));
   m.impl("var.correction_out", TORCH_FN(wrapper_var_correction_out));
   m.impl("var.correction", TORCH_FN(wrapper_var_correction));
+  m.impl("_weight_norm_interface", TORCH_FN(wrapper__weight_norm_interface));
   m.impl("native_group_norm", TORCH_FN(wrapper_native_group_norm));
   m.impl("_native_batch_norm_legit.out", TORCH_FN(wrapper__native_batch_norm_legit_out));
   m.impl("_batch_norm_with_update", TORCH_FN(wrapper__batch_norm_with_update));
@@ -979,6 +1245,14 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("upsample_nearest1d_backward", TORCH_FN(wrapper_upsample_nearest1d_backward));
   m.impl("upsample_bilinear2d.out", TORCH_FN(wrapper_upsample_bilinear2d_out));
   m.impl("upsample_bilinear2d", TORCH_FN(wrapper_upsample_bilinear2d));
+  m.impl("reflection_pad1d.out", TORCH_FN(wrapper_reflection_pad1d_out));
+  m.impl("reflection_pad1d", TORCH_FN(wrapper_reflection_pad1d));
+  m.impl("replication_pad2d.out", TORCH_FN(wrapper_replication_pad2d_out));
+  m.impl("replication_pad2d", TORCH_FN(wrapper_replication_pad2d));
+  m.impl("replication_pad2d_backward.grad_input", TORCH_FN(wrapper_replication_pad2d_backward_grad_input));
+  m.impl("replication_pad2d_backward", TORCH_FN(wrapper_replication_pad2d_backward));
+  m.impl("replication_pad3d_backward.grad_input", TORCH_FN(wrapper_replication_pad3d_backward_grad_input));
+  m.impl("replication_pad3d_backward", TORCH_FN(wrapper_replication_pad3d_backward));
   m.impl("repeat", TORCH_FN(wrapper_repeat));
   m.impl("tril.out", TORCH_FN(wrapper_tril_out));
   m.impl("tril", TORCH_FN(wrapper_tril));

@@ -24,11 +24,13 @@
 #include "native/glu_backward_out.h"
 #include "native/_prelu_kernel_backward.h"
 #include "native/pow_scalar_out.h"
+#include "native/weight_norm_interface_backward.h"
 #include "native/native_batch_norm_legit_no_stats_out.h"
 #include "native/max_pool2d_with_indices_out.h"
 #include "native/max_pool2d_with_indices_backward_out.h"
 #include "native/adaptive_max_pool2d_out.h"
 #include "native/upsample_nearest2d_backward_out.h"
+#include "native/replication_pad1d_backward_out.h"
 #include "native/gather_out.h"
 #include "native/cat_out.h"
 #include "native/triu_indices.h"
@@ -839,6 +841,98 @@ op.impl(grad_output, output_size, input_size, scales_h, scales_w, op.outputs_[0]
 return std::move(op.outputs_[0]);
 }
 
+struct structured_replication_pad1d_backward_out_out final : public ::foo::native::structured_replication_pad1d_backward_out {
+    structured_replication_pad1d_backward_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_replication_pad1d_backward_out_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, at::Tensor & grad_input) {
+structured_replication_pad1d_backward_out_out op(grad_input);
+op.meta(grad_output, self, padding);
+op.impl(grad_output, self, padding, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return grad_input;
+}
+
+struct structured_replication_pad1d_backward_out_functional final : public ::foo::native::structured_replication_pad1d_backward_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_replication_pad1d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding) {
+structured_replication_pad1d_backward_out_functional op;
+op.meta(grad_output, self, padding);
+op.impl(grad_output, self, padding, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
 struct structured_gather_out_out final : public ::foo::native::structured_gather_out {
     structured_gather_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
 
@@ -1344,6 +1438,16 @@ at::Tensor wrapper_pow_Scalar(const at::Scalar & self, const at::Tensor & expone
   return at::wrapper_PrivateUse1_pow_Scalar(self, exponent);
 }
 
+::std::tuple<at::Tensor,at::Tensor> wrapper__weight_norm_interface_backward(const at::Tensor & grad_w, const at::Tensor & saved_v, const at::Tensor & saved_g, const at::Tensor & saved_norms, int64_t dim) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_weight_norm_interface_backward", "grad_w", grad_w, common_device_, false);
+  check_device("aten::_weight_norm_interface_backward", "saved_v", saved_v, common_device_, false);
+  check_device("aten::_weight_norm_interface_backward", "saved_g", saved_g, common_device_, false);
+  check_device("aten::_weight_norm_interface_backward", "saved_norms", saved_norms, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::weight_norm_interface_backward(grad_w, saved_v, saved_g, saved_norms, dim);
+}
+
 ::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper__native_batch_norm_legit_no_stats_out(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, bool training, double momentum, double eps, at::Tensor & out, at::Tensor & save_mean, at::Tensor & save_invstd) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_native_batch_norm_legit.no_stats_out", "input", input, common_device_, false);
@@ -1420,6 +1524,23 @@ at::Tensor wrapper_upsample_nearest2d_backward(const at::Tensor & grad_output, c
   check_device("aten::upsample_nearest2d_backward", "grad_output", grad_output, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
   return at::wrapper_PrivateUse1_upsample_nearest2d_backward(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), scales_h, scales_w);
+}
+
+at::Tensor & wrapper_replication_pad1d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, c10::SymIntArrayRef padding, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::replication_pad1d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::replication_pad1d_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::replication_pad1d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_replication_pad1d_backward_out_grad_input(grad_output, self, C10_AS_INTARRAYREF_SLOW(padding), grad_input);
+}
+
+at::Tensor wrapper_replication_pad1d_backward(const at::Tensor & grad_output, const at::Tensor & self, c10::SymIntArrayRef padding) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::replication_pad1d_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::replication_pad1d_backward", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_replication_pad1d_backward(grad_output, self, C10_AS_INTARRAYREF_SLOW(padding));
 }
 
 at::Tensor & wrapper_gather_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, bool sparse_grad, at::Tensor & out) {
@@ -1587,6 +1708,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_prelu_kernel_backward", TORCH_FN(wrapper__prelu_kernel_backward));
   m.impl("pow.Scalar_out", TORCH_FN(wrapper_pow_Scalar_out));
   m.impl("pow.Scalar", TORCH_FN(wrapper_pow_Scalar));
+  m.impl("_weight_norm_interface_backward", TORCH_FN(wrapper__weight_norm_interface_backward));
   m.impl("_native_batch_norm_legit.no_stats_out", TORCH_FN(wrapper__native_batch_norm_legit_no_stats_out));
   m.impl("max_pool2d_with_indices.out", TORCH_FN(wrapper_max_pool2d_with_indices_out));
   m.impl("max_pool2d_with_indices", TORCH_FN(wrapper_max_pool2d_with_indices));
@@ -1596,6 +1718,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("adaptive_max_pool2d", TORCH_FN(wrapper_adaptive_max_pool2d));
   m.impl("upsample_nearest2d_backward.grad_input", TORCH_FN(wrapper_upsample_nearest2d_backward_grad_input));
   m.impl("upsample_nearest2d_backward", TORCH_FN(wrapper_upsample_nearest2d_backward));
+  m.impl("replication_pad1d_backward.grad_input", TORCH_FN(wrapper_replication_pad1d_backward_grad_input));
+  m.impl("replication_pad1d_backward", TORCH_FN(wrapper_replication_pad1d_backward));
   m.impl("gather.out", TORCH_FN(wrapper_gather_out));
   m.impl("gather", TORCH_FN(wrapper_gather));
   m.impl("cat.out", TORCH_FN(wrapper_cat_out));

@@ -11,6 +11,7 @@
 #include "native/native_layer_norm_backward.h"
 #include "native/avg_pool2d_out.h"
 #include "native/upsample_nearest1d_out.h"
+#include "native/reflection_pad3d_out.h"
 #include "native/scatter_reduce_out.h"
 #include "native/scatter_add_out.h"
 #include "native/triu_out.h"
@@ -307,6 +308,98 @@ at::Tensor wrapper_PrivateUse1_upsample_nearest1d(const at::Tensor & self, at::I
 structured_upsample_nearest1d_out_functional op;
 op.meta(self, output_size, scales);
 op.impl(self, output_size, scales, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_reflection_pad3d_out_out final : public ::foo::native::structured_reflection_pad3d_out {
+    structured_reflection_pad3d_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_reflection_pad3d_out_out(const at::Tensor & self, at::IntArrayRef padding, at::Tensor & out) {
+structured_reflection_pad3d_out_out op(out);
+op.meta(self, padding);
+op.impl(self, padding, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_reflection_pad3d_out_functional final : public ::foo::native::structured_reflection_pad3d_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_reflection_pad3d(const at::Tensor & self, at::IntArrayRef padding) {
+structured_reflection_pad3d_out_functional op;
+op.meta(self, padding);
+op.impl(self, padding, op.outputs_[0]);
 return std::move(op.outputs_[0]);
 }
 
@@ -1023,6 +1116,21 @@ at::Tensor wrapper_upsample_nearest1d(const at::Tensor & self, c10::SymIntArrayR
   return at::wrapper_PrivateUse1_upsample_nearest1d(self, C10_AS_INTARRAYREF_SLOW(output_size), scales);
 }
 
+at::Tensor & wrapper_reflection_pad3d_out(const at::Tensor & self, c10::SymIntArrayRef padding, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::reflection_pad3d.out", "self", self, common_device_, false);
+  check_device("aten::reflection_pad3d.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_reflection_pad3d_out_out(self, C10_AS_INTARRAYREF_SLOW(padding), out);
+}
+
+at::Tensor wrapper_reflection_pad3d(const at::Tensor & self, c10::SymIntArrayRef padding) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::reflection_pad3d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_reflection_pad3d(self, C10_AS_INTARRAYREF_SLOW(padding));
+}
+
 at::Tensor & wrapper_scatter_reduce_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::scatter.reduce_out", "self", self, common_device_, false);
@@ -1223,6 +1331,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("avg_pool2d", TORCH_FN(wrapper_avg_pool2d));
   m.impl("upsample_nearest1d.out", TORCH_FN(wrapper_upsample_nearest1d_out));
   m.impl("upsample_nearest1d", TORCH_FN(wrapper_upsample_nearest1d));
+  m.impl("reflection_pad3d.out", TORCH_FN(wrapper_reflection_pad3d_out));
+  m.impl("reflection_pad3d", TORCH_FN(wrapper_reflection_pad3d));
   m.impl("scatter.reduce_out", TORCH_FN(wrapper_scatter_reduce_out));
   m.impl("scatter.reduce", TORCH_FN(wrapper_scatter_reduce));
   m.impl("scatter_.reduce", TORCH_FN(wrapper_scatter__reduce));

@@ -21,6 +21,7 @@
 #include "native/masked_fill_tensor_.h"
 #include "native/native_batch_norm_legit_no_stats.h"
 #include "native/upsample_linear1d_backward_out.h"
+#include "native/reflection_pad1d_backward_out.h"
 #include "native/embedding_dense_backward.h"
 #include "native/index_add_out.h"
 #include "native/scatter_value_out.h"
@@ -493,6 +494,98 @@ at::Tensor wrapper_PrivateUse1_upsample_linear1d_backward(const at::Tensor & gra
 structured_upsample_linear1d_backward_out_functional op;
 op.meta(grad_output, output_size, input_size, align_corners, scales);
 op.impl(grad_output, output_size, input_size, align_corners, scales, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_reflection_pad1d_backward_out_out final : public ::foo::native::structured_reflection_pad1d_backward_out {
+    structured_reflection_pad1d_backward_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_reflection_pad1d_backward_out_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, at::Tensor & grad_input) {
+structured_reflection_pad1d_backward_out_out op(grad_input);
+op.meta(grad_output, self, padding);
+op.impl(grad_output, self, padding, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return grad_input;
+}
+
+struct structured_reflection_pad1d_backward_out_functional final : public ::foo::native::structured_reflection_pad1d_backward_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_reflection_pad1d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding) {
+structured_reflection_pad1d_backward_out_functional op;
+op.meta(grad_output, self, padding);
+op.impl(grad_output, self, padding, op.outputs_[0]);
 return std::move(op.outputs_[0]);
 }
 
@@ -1093,6 +1186,23 @@ at::Tensor wrapper_upsample_linear1d_backward(const at::Tensor & grad_output, c1
   return at::wrapper_PrivateUse1_upsample_linear1d_backward(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), align_corners, scales);
 }
 
+at::Tensor & wrapper_reflection_pad1d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, c10::SymIntArrayRef padding, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::reflection_pad1d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::reflection_pad1d_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::reflection_pad1d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_reflection_pad1d_backward_out_grad_input(grad_output, self, C10_AS_INTARRAYREF_SLOW(padding), grad_input);
+}
+
+at::Tensor wrapper_reflection_pad1d_backward(const at::Tensor & grad_output, const at::Tensor & self, c10::SymIntArrayRef padding) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::reflection_pad1d_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::reflection_pad1d_backward", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_reflection_pad1d_backward(grad_output, self, C10_AS_INTARRAYREF_SLOW(padding));
+}
+
 at::Tensor wrapper_embedding_dense_backward(const at::Tensor & grad_output, const at::Tensor & indices, c10::SymInt num_weights, c10::SymInt padding_idx, bool scale_grad_by_freq) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::embedding_dense_backward", "grad_output", grad_output, common_device_, false);
@@ -1230,6 +1340,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_native_batch_norm_legit.no_stats", TORCH_FN(wrapper__native_batch_norm_legit_no_stats));
   m.impl("upsample_linear1d_backward.grad_input", TORCH_FN(wrapper_upsample_linear1d_backward_grad_input));
   m.impl("upsample_linear1d_backward", TORCH_FN(wrapper_upsample_linear1d_backward));
+  m.impl("reflection_pad1d_backward.grad_input", TORCH_FN(wrapper_reflection_pad1d_backward_grad_input));
+  m.impl("reflection_pad1d_backward", TORCH_FN(wrapper_reflection_pad1d_backward));
   m.impl("embedding_dense_backward", TORCH_FN(wrapper_embedding_dense_backward));
   m.impl("index_add.out", TORCH_FN(wrapper_index_add_out));
   m.impl("index_add", TORCH_FN(wrapper_index_add));

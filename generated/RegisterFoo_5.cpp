@@ -8,6 +8,7 @@
 #include "native/reshape_alias.h"
 #include "native/rrelu_with_noise.h"
 #include "native/multinomial_out.h"
+#include "native/eye_m_out.h"
 #include "native/bmm_out.h"
 #include "native/mean_out.h"
 #include "native/max_dim_out.h"
@@ -22,6 +23,9 @@
 #include "native/adaptive_max_pool2d_backward_out.h"
 #include "native/upsample_nearest2d_out.h"
 #include "native/upsample_bilinear2d_backward_out.h"
+#include "native/reflection_pad2d_backward_out.h"
+#include "native/reflection_pad3d_backward_out.h"
+#include "native/replication_pad3d_out.h"
 #include "native/flip.h"
 #include "native/unfold.h"
 #include "native/cumprod_out.h"
@@ -875,6 +879,190 @@ op.impl(grad_output, output_size, input_size, align_corners, scales_h, scales_w,
 return std::move(op.outputs_[0]);
 }
 
+struct structured_reflection_pad3d_backward_out_out final : public ::foo::native::structured_reflection_pad3d_backward_out {
+    structured_reflection_pad3d_backward_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_reflection_pad3d_backward_out_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, at::Tensor & grad_input) {
+structured_reflection_pad3d_backward_out_out op(grad_input);
+op.meta(grad_output, self, padding);
+op.impl(grad_output, self, padding, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return grad_input;
+}
+
+struct structured_reflection_pad3d_backward_out_functional final : public ::foo::native::structured_reflection_pad3d_backward_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_reflection_pad3d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding) {
+structured_reflection_pad3d_backward_out_functional op;
+op.meta(grad_output, self, padding);
+op.impl(grad_output, self, padding, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_replication_pad3d_out_out final : public ::foo::native::structured_replication_pad3d_out {
+    structured_replication_pad3d_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_replication_pad3d_out_out(const at::Tensor & self, at::IntArrayRef padding, at::Tensor & out) {
+structured_replication_pad3d_out_out op(out);
+op.meta(self, padding);
+op.impl(self, padding, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_replication_pad3d_out_functional final : public ::foo::native::structured_replication_pad3d_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_replication_pad3d(const at::Tensor & self, at::IntArrayRef padding) {
+structured_replication_pad3d_out_functional op;
+op.meta(self, padding);
+op.impl(self, padding, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
 struct structured_cumprod_out_out final : public ::foo::native::structured_cumprod_out {
     structured_cumprod_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
 
@@ -1246,6 +1434,13 @@ at::Tensor wrapper_multinomial(const at::Tensor & self, c10::SymInt num_samples,
   return out;
 }
 
+at::Tensor & wrapper_eye_m_out(c10::SymInt n, c10::SymInt m, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::eye.m_out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::eye_m_out(n.guard_int(__FILE__, __LINE__), m.guard_int(__FILE__, __LINE__), out);
+}
+
 at::Tensor & wrapper_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::bmm.out", "self", self, common_device_, false);
@@ -1447,6 +1642,57 @@ at::Tensor wrapper_upsample_bilinear2d_backward(const at::Tensor & grad_output, 
   return at::wrapper_PrivateUse1_upsample_bilinear2d_backward(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), align_corners, scales_h, scales_w);
 }
 
+at::Tensor & wrapper_reflection_pad2d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, c10::SymIntArrayRef padding, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::reflection_pad2d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::reflection_pad2d_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::reflection_pad2d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::reflection_pad2d_backward_out(grad_output, self, C10_AS_INTARRAYREF_SLOW(padding), grad_input);
+}
+
+at::Tensor wrapper_reflection_pad2d_backward(const at::Tensor & grad_output, const at::Tensor & self, c10::SymIntArrayRef padding) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::reflection_pad2d_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::reflection_pad2d_backward", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::reflection_pad2d_backward_out(grad_output, self, C10_AS_INTARRAYREF_SLOW(padding), grad_input);
+  return grad_input;
+}
+
+at::Tensor & wrapper_reflection_pad3d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, c10::SymIntArrayRef padding, at::Tensor & grad_input) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::reflection_pad3d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::reflection_pad3d_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::reflection_pad3d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_reflection_pad3d_backward_out_grad_input(grad_output, self, C10_AS_INTARRAYREF_SLOW(padding), grad_input);
+}
+
+at::Tensor wrapper_reflection_pad3d_backward(const at::Tensor & grad_output, const at::Tensor & self, c10::SymIntArrayRef padding) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::reflection_pad3d_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::reflection_pad3d_backward", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_reflection_pad3d_backward(grad_output, self, C10_AS_INTARRAYREF_SLOW(padding));
+}
+
+at::Tensor & wrapper_replication_pad3d_out(const at::Tensor & self, c10::SymIntArrayRef padding, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::replication_pad3d.out", "self", self, common_device_, false);
+  check_device("aten::replication_pad3d.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_replication_pad3d_out_out(self, C10_AS_INTARRAYREF_SLOW(padding), out);
+}
+
+at::Tensor wrapper_replication_pad3d(const at::Tensor & self, c10::SymIntArrayRef padding) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::replication_pad3d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_replication_pad3d(self, C10_AS_INTARRAYREF_SLOW(padding));
+}
+
 at::Tensor wrapper_flip(const at::Tensor & self, at::IntArrayRef dims) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::flip", "self", self, common_device_, false);
@@ -1623,6 +1869,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("rrelu_with_noise", TORCH_FN(wrapper_rrelu_with_noise));
   m.impl("multinomial.out", TORCH_FN(wrapper_multinomial_out));
   m.impl("multinomial", TORCH_FN(wrapper_multinomial));
+  m.impl("eye.m_out", TORCH_FN(wrapper_eye_m_out));
   m.impl("bmm.out", TORCH_FN(wrapper_bmm_out));
   m.impl("bmm", TORCH_FN(wrapper_bmm));
   m.impl("mean.out", TORCH_FN(wrapper_mean_out));
@@ -1648,6 +1895,12 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("upsample_nearest2d", TORCH_FN(wrapper_upsample_nearest2d));
   m.impl("upsample_bilinear2d_backward.grad_input", TORCH_FN(wrapper_upsample_bilinear2d_backward_grad_input));
   m.impl("upsample_bilinear2d_backward", TORCH_FN(wrapper_upsample_bilinear2d_backward));
+  m.impl("reflection_pad2d_backward.grad_input", TORCH_FN(wrapper_reflection_pad2d_backward_grad_input));
+  m.impl("reflection_pad2d_backward", TORCH_FN(wrapper_reflection_pad2d_backward));
+  m.impl("reflection_pad3d_backward.grad_input", TORCH_FN(wrapper_reflection_pad3d_backward_grad_input));
+  m.impl("reflection_pad3d_backward", TORCH_FN(wrapper_reflection_pad3d_backward));
+  m.impl("replication_pad3d.out", TORCH_FN(wrapper_replication_pad3d_out));
+  m.impl("replication_pad3d", TORCH_FN(wrapper_replication_pad3d));
   m.impl("flip", TORCH_FN(wrapper_flip));
   m.impl("unfold", TORCH_FN(wrapper_unfold));
   m.impl("cumprod.out", TORCH_FN(wrapper_cumprod_out));

@@ -10,6 +10,7 @@
 #include "native/rrelu_with_noise_.h"
 #include "native/view_as_complex.h"
 #include "native/linspace_out.h"
+#include "native/eye_out.h"
 #include "native/nll_loss_forward_out.h"
 #include "native/nll_loss_backward_out.h"
 #include "native/dot_out.h"
@@ -782,6 +783,13 @@ at::Tensor & wrapper_linspace_out(const at::Scalar & start, const at::Scalar & e
   return foo::native::linspace_out(start, end, steps, out);
 }
 
+at::Tensor & wrapper_eye_out(c10::SymInt n, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::eye.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::eye_out(n.guard_int(__FILE__, __LINE__), out);
+}
+
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_nll_loss_forward_output(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index, at::Tensor & output, at::Tensor & total_weight) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::nll_loss_forward.output", "self", self, common_device_, false);
@@ -1119,6 +1127,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("rrelu_with_noise_", TORCH_FN(wrapper_rrelu_with_noise_));
   m.impl("view_as_complex", TORCH_FN(wrapper_view_as_complex));
   m.impl("linspace.out", TORCH_FN(wrapper_linspace_out));
+  m.impl("eye.out", TORCH_FN(wrapper_eye_out));
   m.impl("nll_loss_forward.output", TORCH_FN(wrapper_nll_loss_forward_output));
   m.impl("nll_loss_forward", TORCH_FN(wrapper_nll_loss_forward));
   m.impl("nll_loss_backward.grad_input", TORCH_FN(wrapper_nll_loss_backward_grad_input));

@@ -149,3 +149,24 @@ def test_factories_hit_no_fallback(no_fallback):
     torch.ones(2, 2, device="foo")
     torch.full((2, 3), 1.5, device="foo")
     torch.zeros_like(torch.empty(3, device="foo"))
+
+
+@pytest.mark.parametrize("dtype", FLOATS + INTS + [torch.bool], ids=str)
+def test_eye_matches_cpu(dtype):
+    """The eye OpInfo's first samples are all n = 0; these are not."""
+    for n, m in [(1, None), (5, None), (3, 7), (7, 3), (0, 4), (4, 0), (300, 257)]:
+        args = (n,) if m is None else (n, m)
+        same_as_cpu(lambda device, args=args: torch.eye(*args, dtype=dtype, device=device))
+
+
+def test_eye_out_and_errors():
+    # out= of another shape is resized; a transposed out= keeps its strides, the diagonal found through them.
+    same_as_cpu(lambda device: torch.eye(4, 6, out=torch.full((2, 2), 7.0, device=device)))
+    same_as_cpu(lambda device: torch.eye(5, out=torch.full((5, 5), 7.0, device=device).t()))
+    same_as_cpu(lambda device: torch.eye(3, 4, out=torch.full((4, 3), 7, device=device).t()))
+    out = torch.full((6, 5), 9.0, device="foo").t()
+    with foo_kernels_only():
+        torch.eye(5, 6, out=out)
+    assert out.stride() == (1, 5) and torch.equal(out.cpu(), torch.eye(5, 6))
+    same_as_cpu(lambda device: torch.eye(-1, device=device))
+    same_as_cpu(lambda device: torch.eye(3, -2, device=device))

@@ -1,5 +1,6 @@
 // Creation ops on foo with our own kernels (kernels/factory.h): arange (torch.arange) and
-// linspace (torch.linspace); fill_/zero_ live with copies (copy.cpp). Values match the CPU's bit for bit: the host does every scalar conversion the
+// linspace (torch.linspace); torch.eye on foo's zero_ and fill_; fill_/zero_ live with copies
+// (copy.cpp). Values match the CPU's bit for bit: the host does every scalar conversion the
 // CPU kernel does (c10's checked Scalar::to, the step computations), the kernels replay its
 // per-element arithmetic (see factory.h for arange's vectorized-loop rounding).
 #include <cstring>
@@ -13,6 +14,8 @@
 #include "aten/layout.h"
 #include "kernels/factory.h"
 #include "native/arange_out.h"
+#include "native/eye_m_out.h"
+#include "native/eye_out.h"
 #include "native/linspace_out.h"
 #include "runtime/stream.h"
 
@@ -115,5 +118,21 @@ at::Tensor& linspace_out(const at::Scalar& start, const at::Scalar& end, int64_t
   });
   return out;
 }
+
+// torch.eye (eye.m_out; eye.out is n x n): CUDA's eye_out_cuda, on foo's own kernels -- zero_,
+// then a strided fill_ of the diagonal view (any out= strides), two launches. The CPU's checks.
+at::Tensor& eye_m_out(int64_t n, int64_t m, at::Tensor& out) {
+  TORCH_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
+  TORCH_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
+  // ATen's resize_ leaves a tensor of the same sizes alone (a transposed out= keeps its strides);
+  // foo's resize_ makes it contiguous, so it is called only when the sizes change.
+  if (out.sizes() != at::IntArrayRef({n, m})) out.resize_({n, m});
+  out.zero_();
+  const int64_t diagonal = std::min(n, m);
+  if (diagonal > 0) out.as_strided({diagonal}, {out.stride(0) + out.stride(1)}).fill_(1);
+  return out;
+}
+
+at::Tensor& eye_out(int64_t n, at::Tensor& out) { return eye_m_out(n, n, out); }
 
 }  // namespace foo::native

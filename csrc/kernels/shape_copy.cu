@@ -16,6 +16,14 @@ dim3 block_for(int64_t n) { return dim3(threads_for(n)); }
 
 dim3 grid_for(int64_t n) { return blocks_for(n, threads_for(n), kMaxElementwiseBlocks); }
 
+// Padding's source coordinate of x = c - shift (shape_copy.h, CoordMap::Reflect / Clamp).
+__device__ __forceinline__ int64_t reflect(int64_t x, int64_t in_size) {
+  x = x < 0 ? -x : x;
+  return x >= in_size ? 2 * (in_size - 1) - x : x;
+}
+
+__device__ __forceinline__ int64_t clamp_to(int64_t x, int64_t in_size) { return x < 0 ? 0 : x >= in_size ? in_size - 1 : x; }
+
 template <typename E>
 __global__ void map_copy_kernel(MapCopy m, const E* in, E* out) {
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < m.numel;
@@ -31,6 +39,8 @@ __global__ void map_copy_kernel(MapCopy m, const E* in, E* out) {
       if (md.map == CoordMap::Flip) source = md.size - 1 - c;
       else if (md.map == CoordMap::Roll) source = c >= md.shift ? c - md.shift : c - md.shift + md.size;
       else if (md.map == CoordMap::Wrap) source = c % md.in_size;
+      else if (md.map == CoordMap::Reflect) source = reflect(c - md.shift, md.in_size);
+      else if (md.map == CoordMap::Clamp) source = clamp_to(c - md.shift, md.in_size);
       in_offset += source * md.in_stride;
       out_offset += c * md.out_stride;
     }
@@ -64,6 +74,79 @@ __global__ void unfold_backward_kernel(UnfoldBackward u, const T* grad_in, T* gr
   }
 }
 
+// The output coordinates of one padded dim that read input coordinate i: at most 3 runs
+// [lo, hi), in increasing order (Reflect: the left mirror -i, i itself, the right mirror
+// 2 (in_size - 1) - i, each one element; Clamp: one run, to the edge for the edge elements).
+struct Readers {
+  int64_t lo[3], hi[3];
+  int n = 0;
+  __device__ __forceinline__ void add(int64_t a, int64_t b, int64_t size) {
+    a = a < 0 ? 0 : a;
+    b = b > size ? size : b;
+    if (a < b) {
+      lo[n] = a;
+      hi[n] = b;
+      ++n;
+    }
+  }
+};
+
+__device__ __forceinline__ Readers readers_of(const MapDim& md, int64_t i) {
+  Readers r;
+  const int64_t p = md.shift;
+  if (md.map == CoordMap::Reflect) {
+    if (i > 0) r.add(p - i, p - i + 1, md.size);
+    r.add(p + i, p + i + 1, md.size);
+    if (i < md.in_size - 1) r.add(p + 2 * (md.in_size - 1) - i, p + 2 * (md.in_size - 1) - i + 1, md.size);
+  } else {  // Clamp
+    r.add(i == 0 ? 0 : p + i, i == md.in_size - 1 ? md.size : p + i + 1, md.size);
+  }
+  return r;
+}
+
+template <typename T>
+__global__ void pad_backward_kernel(MapCopy m, const T* grad_output, T* grad_input, int64_t numel) {
+  using Acc = opmath_t<T>;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < numel;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    // Input coordinates, innermost first; Same dims fix the grad_output offset, padded ones
+    // (innermost first in r/stride) give runs of readers.
+    int64_t rest = i, in_offset = 0, out_base = 0;
+    Readers r[kMaxPaddedDims];
+    int64_t stride[kMaxPaddedDims] = {0, 0, 0};
+    int padded = 0;
+    for (int d = m.ndim - 1; d >= 0; --d) {
+      const MapDim& md = m.dims[d];
+      const int64_t q = rest / md.in_size, c = rest - q * md.in_size;
+      rest = q;
+      in_offset += c * md.in_stride;
+      if (md.map == CoordMap::Same) {
+        out_base += c * md.out_stride;
+      } else {
+        r[padded] = readers_of(md, c);
+        stride[padded] = md.out_stride;
+        ++padded;
+      }
+    }
+    for (int k = padded; k < kMaxPaddedDims; ++k) r[k].add(0, 1, 1);  // absent dims: one reader, stride 0
+    // Outermost padded dim first: the readers in increasing output order, as the CPU adds them.
+    Acc sum(0);
+    for (int a = 0; a < r[2].n; ++a) {
+      for (int64_t j2 = r[2].lo[a]; j2 < r[2].hi[a]; ++j2) {
+        for (int b = 0; b < r[1].n; ++b) {
+          for (int64_t j1 = r[1].lo[b]; j1 < r[1].hi[b]; ++j1) {
+            const T* row = grad_output + out_base + j2 * stride[2] + j1 * stride[1];
+            for (int c = 0; c < r[0].n; ++c) {
+              for (int64_t j0 = r[0].lo[c]; j0 < r[0].hi[c]; ++j0) sum += static_cast<Acc>(row[j0 * stride[0]]);
+            }
+          }
+        }
+      }
+    }
+    grad_input[in_offset] = cast<T>(sum);
+  }
+}
+
 template <typename I>
 __global__ void triangle_indices_kernel(I* out, int64_t count, int64_t row, int64_t col, int64_t offset, bool upper) {
   for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < count;
@@ -90,6 +173,16 @@ void map_copy(Stream stream, const MapCopy& m, const void* in, void* out) {
     using E = decltype(bits);
     launch_independent("map_copy", map_copy_kernel<E>, grid, block_for(m.numel), stream, m, static_cast<const E*>(in),
                        static_cast<E*>(out));
+  });
+}
+
+void pad_backward_sum(Stream stream, DType dtype, const MapCopy& m, const void* grad_output, void* grad_input,
+                      int64_t numel) {
+  if (numel == 0) return;
+  dispatch<kFloatingTypes>(dtype, "pad_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    launch_independent("pad_backward", pad_backward_kernel<T>, grid_for(numel), block_for(numel), stream, m,
+                       static_cast<const T*>(grad_output), static_cast<T*>(grad_input), numel);
   });
 }
 

@@ -1,6 +1,7 @@
 #pragma once
-// Copies that move elements by coordinates (shape_copy.cu): flip, roll, repeat, tril/triu; the
-// sum of unfold's backward; tril_indices/triu_indices.
+// Copies that move elements by coordinates (shape_copy.cu): flip, roll, repeat, tril/triu,
+// reflection and replication padding; the sums of unfold's and padding's backward;
+// tril_indices/triu_indices.
 #include <cstdint>
 
 #include "kernels/dispatch.h"
@@ -15,15 +16,22 @@ enum class CoordMap : int8_t {
   Flip,  // size - 1 - c
   Roll,  // (c - shift) mod size: the element `shift` places before, cyclically
   Wrap,  // c mod in_size (repeat: the output tiles the input)
+  // Padding: x = c - shift (shift = the padding before the input, negative crops) mapped into
+  // [0, in_size). Reflect mirrors about the edge elements (-x, 2 (in_size - 1) - x; the callers
+  // check |padding| < in_size, so one reflection lands inside); Clamp repeats them.
+  Reflect,
+  Clamp,
 };
 
 struct MapDim {
   int64_t size = 1;      // of the output
   int64_t in_size = 1;   // Wrap
-  int64_t shift = 0;     // Roll, in [0, size)
+  int64_t shift = 0;     // Roll, in [0, size); Reflect/Clamp: the padding before the input
   int64_t out_stride = 0, in_stride = 0;  // in elements
   CoordMap map = CoordMap::Same;
 };
+
+constexpr int kMaxPaddedDims = 3;  // pad_backward_sum: reflection/replication pad 1-d to 3-d
 
 enum class Triangle : int8_t { None, Lower, Upper };
 
@@ -66,6 +74,12 @@ FOO_HD int64_t triangle_elements_before(int64_t r, int64_t col, int64_t offset, 
 }  // namespace foo::kernels
 
 FOO_DECLARE_KERNEL(void, map_copy, (Stream stream, const MapCopy& m, const void* in, void* out))
+// The transpose of a padding map_copy (dims Same, Reflect or Clamp, at most kMaxPaddedDims of them
+// not Same; a Same dim has in_size == size): every element of grad_input (in_size, in_stride)
+// is the sum of the grad_output elements (size, out_stride) that the copy reads from it, added in
+// increasing output order in opmath_t and rounded once. A gather: no atomics, deterministic.
+FOO_DECLARE_KERNEL(void, pad_backward_sum, (Stream stream, DType dtype, const MapCopy& m, const void* grad_output,
+                                            void* grad_input, int64_t numel))
 FOO_DECLARE_KERNEL(void, unfold_backward_sum, (Stream stream, DType dtype, const UnfoldBackward& u,
                                                const void* grad_in, void* grad_input, int64_t numel))
 // The `count` (row, col) pairs of the lower (or upper) triangle of a row x col matrix with

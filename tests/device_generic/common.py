@@ -35,7 +35,7 @@ def manifest_skip(op, dtype):
 # module_db entries whose forward and backward run natively on foo (every op they and their
 # module_inputs_func use has a foo kernel): each passes every test of test_modules_generic.py with
 # the fallback forbidden. Not here (2026-11-26), by the first op or reason that stops them:
-# Reflection/ReplicationPad*, MultiMarginLoss, MultiLabelMarginLoss, CTCLoss, FractionalMaxPool*,
+# MultiMarginLoss, MultiLabelMarginLoss, CTCLoss, FractionalMaxPool*,
 # 3d pooling and LocalResponseNorm (avg_pool3d), MultiheadAttention (baddbmm); TransformerEncoder
 # runs natively, but module_db marks its test_factory_kwargs an expected failure, which passes here.
 NATIVE_MODULES = (
@@ -59,6 +59,8 @@ NATIVE_MODULES = (
     "nn.MultiLabelSoftMarginLoss", "nn.MarginRankingLoss", "nn.CosineEmbeddingLoss", "nn.HingeEmbeddingLoss",
     "nn.ZeroPad1d", "nn.ZeroPad2d", "nn.ZeroPad3d", "nn.ConstantPad1d", "nn.ConstantPad2d", "nn.ConstantPad3d",
     "nn.CircularPad1d", "nn.CircularPad2d", "nn.CircularPad3d",
+    "nn.ReflectionPad1d", "nn.ReflectionPad2d", "nn.ReflectionPad3d",
+    "nn.ReplicationPad1d", "nn.ReplicationPad2d", "nn.ReplicationPad3d",
 )
 native_module_db = [m for m in module_db if m.name in NATIVE_MODULES]
 
