@@ -62,6 +62,14 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "slow: takes minutes on the 2-core CI machine (still runs in CI)")
 
 
+def niced(cmd, nice):
+    """`cmd` run at niceness `nice` (0: as is), for a build started beside the tests. nice(1), not
+    preexec_fn: that is unsafe in a process with threads (the sim's, autograd's)."""
+    import shutil
+
+    return (["nice", "-n", str(nice)] if nice and shutil.which("nice") else []) + list(cmd)
+
+
 def pytest_collection_finish(session):
     """A test module with a slow setup independent of the other tests (a build of a copy of the
     project, of its examples) defines `start_early(config, items)`; it starts here, once, when the

@@ -11,7 +11,6 @@ their fixtures wait for them.
 
 import os
 import pathlib
-import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -21,6 +20,7 @@ import torch
 
 import torch_foo
 import torch_foo.utils
+from conftest import niced
 from torch_foo.utils import cpp_extension
 
 pytestmark = pytest.mark.slow
@@ -46,9 +46,7 @@ def build_root(request):
 
 
 def _run(cmd, nice=0, **kwargs):
-    # nice(1), not preexec_fn: that is unsafe in a process with threads (sim's, autograd's).
-    prefix = ["nice", "-n", str(nice)] if nice and shutil.which("nice") else []
-    result = subprocess.run(prefix + cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kwargs)
+    result = subprocess.run(niced(cmd, nice), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kwargs)
     assert result.returncode == 0, f"{' '.join(map(str, cmd))} failed:\n{result.stdout[-6000:]}"
     return result.stdout
 

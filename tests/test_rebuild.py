@@ -23,6 +23,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from conftest import niced
 
 ROOT = Path(__file__).resolve().parents[1]
 _SKIP = shutil.ignore_patterns(".git", ".venv", "build", "__pycache__", ".pytest_cache", "*.so", "*.egg-info")
@@ -67,10 +68,8 @@ class _Build:
         cmd = [sys.executable, "-m", "pip", "install", "-v", "--no-build-isolation", "--no-deps",
                "--upgrade", "--target", str(site_dir), str(src)]
         self.log = site_dir.parent / "build.log"
-        # nice(1), not preexec_fn: that is unsafe in a process with threads (sim's, autograd's).
-        prefix = ["nice", "-n", str(nice)] if nice and shutil.which("nice") else []
         with open(self.log, "w") as log:
-            self.proc = subprocess.Popen(prefix + cmd, cwd=src, env=env, stdout=log, stderr=subprocess.STDOUT)
+            self.proc = subprocess.Popen(niced(cmd, nice), cwd=src, env=env, stdout=log, stderr=subprocess.STDOUT)
 
     def wait(self) -> list[str]:
         returncode = self.proc.wait(timeout=1500)
