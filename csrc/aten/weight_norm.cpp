@@ -4,6 +4,7 @@
 // CPU's checks and result dtypes: norms in float32 for 16-bit inputs (as CUDA), w and the
 // gradients contiguous.
 #include <ATen/ATen.h>
+#include <ATen/OpMathType.h>
 
 #include "aten/kernel_dtype.h"
 #include "kernels/weight_norm.h"
@@ -30,10 +31,6 @@ foo::kernels::WeightNormArgs shape_args(const at::Tensor& v, const at::Tensor& g
   return a;
 }
 
-at::ScalarType norm_type(at::ScalarType t) {
-  return t == at::kHalf || t == at::kBFloat16 ? at::kFloat : t;
-}
-
 foo::kernels::Stream stream_of(const at::Tensor& t) { return foo::runtime::current_native_stream(t.device().index()); }
 
 }  // namespace
@@ -42,8 +39,7 @@ std::tuple<at::Tensor, at::Tensor> weight_norm_interface(const at::Tensor& v, co
   foo::kernels::WeightNormArgs a = shape_args(v, g, dim, "weight_norm");
   const at::Tensor vc = v.contiguous(), gc = g.contiguous();
   at::Tensor w = at::empty_like(vc, at::MemoryFormat::Contiguous);
-  at::Tensor norms = at::empty(g.sizes(), g.options().dtype(norm_type(g.scalar_type())));
-  a.norm_dtype = kernel_dtype(norms.scalar_type());
+  at::Tensor norms = at::empty(g.sizes(), g.options().dtype(at::toOpMathType(g.scalar_type())));
   a.v = vc.const_data_ptr();
   a.g = gc.const_data_ptr();
   a.w = w.mutable_data_ptr();
@@ -60,15 +56,14 @@ std::tuple<at::Tensor, at::Tensor> weight_norm_interface_backward(const at::Tens
   TORCH_CHECK(saved_g.is_contiguous(), "saved_g must be contiguous");
   TORCH_CHECK(saved_norms.is_contiguous(), "saved_norm must be contiguous");
   foo::kernels::WeightNormArgs a = shape_args(saved_v, saved_g, dim, "weight_norm_backward");
-  TORCH_CHECK(saved_norms.scalar_type() == norm_type(saved_g.scalar_type()) && saved_norms.numel() == saved_g.numel(),
-              "weight_norm_backward: saved_norms of dtype ", norm_type(saved_g.scalar_type()), " and ",
+  TORCH_CHECK(saved_norms.scalar_type() == at::toOpMathType(saved_g.scalar_type()) && saved_norms.numel() == saved_g.numel(),
+              "weight_norm_backward: saved_norms of dtype ", at::toOpMathType(saved_g.scalar_type()), " and ",
               saved_g.numel(), " elements expected, got ", saved_norms.scalar_type(), " ", saved_norms.sizes());
   TORCH_CHECK(grad_w.sizes() == saved_v.sizes() && grad_w.scalar_type() == saved_v.scalar_type(),
               "weight_norm_backward: grad_w must match saved_v");
   const at::Tensor gw = grad_w.contiguous();
   at::Tensor grad_v = at::empty_like(saved_v, at::MemoryFormat::Contiguous);
   at::Tensor grad_g = at::empty_like(saved_g, at::MemoryFormat::Contiguous);
-  a.norm_dtype = kernel_dtype(saved_norms.scalar_type());
   a.v = saved_v.const_data_ptr();
   a.g = saved_g.const_data_ptr();
   a.norms = const_cast<void*>(saved_norms.const_data_ptr());

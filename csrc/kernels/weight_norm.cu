@@ -1,21 +1,16 @@
 // Weight normalisation (weight_norm.h). Dim 0: a block per row (grid-stride over rows), its threads
 // striding the row, the sum through block_reduce.h's block_reduce. Last dim: a thread per column,
 // walking the rows (neighbouring threads read neighbouring elements), no communication.
-#include <type_traits>
-
-#include "kernels/block_reduce.h"
 #include "kernels/dtype.h"
 #include "kernels/kernel.h"
 #include "kernels/math.cuh"
+#include "kernels/softmax_reduce.h"
 #include "kernels/weight_norm.h"
 
 namespace foo::kernels::FOO_TARGET {
 namespace {
 
-struct Add {
-  template <typename A>
-  __device__ __forceinline__ A operator()(A x, A y) const { return x + y; }
-};
+using softmax_detail::SumOp;
 
 template <typename T, typename N>
 __global__ void weight_norm_rows_kernel(WeightNormArgs a) {
@@ -32,7 +27,7 @@ __global__ void weight_norm_rows_kernel(WeightNormArgs a) {
       const Acc x = static_cast<Acc>(vr[j]);
       s += x * x;
     }
-    const Acc norm = math::sqrt(block_reduce(s, Add(), Acc(0), scratch));
+    const Acc norm = math::sqrt(block_reduce(s, SumOp(), Acc(0), scratch));
     if (threadIdx.x == 0) norms[r] = cast<N>(norm);
     const Acc scale = static_cast<Acc>(g[r]) / norm;
     for (int64_t j = threadIdx.x; j < a.cols; j += blockDim.x) w[r * a.cols + j] = cast<T>(static_cast<Acc>(vr[j]) * scale);
@@ -74,7 +69,7 @@ __global__ void weight_norm_backward_rows_kernel(WeightNormArgs a) {
     const int64_t base = r * a.cols;
     Acc s(0);
     for (int64_t j = threadIdx.x; j < a.cols; j += blockDim.x) s += static_cast<Acc>(gw[base + j]) * static_cast<Acc>(v[base + j]);
-    s = block_reduce(s, Add(), Acc(0), scratch);
+    s = block_reduce(s, SumOp(), Acc(0), scratch);
     const Acc norm = static_cast<Acc>(norms[r]);
     const Acc grad_g = s / norm;
     if (threadIdx.x == 0) gg[r] = cast<T>(grad_g);
@@ -116,7 +111,7 @@ void run(Stream stream, const WeightNormArgs& a) {
   if (a.rows == 0 || a.cols == 0) return;
   dispatch<kFloatingTypes>(a.dtype, name, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using N = std::conditional_t<sizeof(T) == 2, float, T>;  // norms: float32 for 16-bit dtypes
+    using N = opmath_t<T>;  // norms: float32 for 16-bit dtypes
     if (a.per_row) {
       auto kernel = Backward ? weight_norm_backward_rows_kernel<T, N> : weight_norm_rows_kernel<T, N>;
       launch(name, kernel, capped_grid(a.rows), dim3(threads_for(a.cols)), 0, stream, a);

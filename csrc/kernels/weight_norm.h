@@ -9,8 +9,7 @@
 namespace foo::kernels {
 
 struct WeightNormArgs {
-  DType dtype;       // of v, g and every result but norms
-  DType norm_dtype;  // of norms: float32 for 16-bit dtypes, else dtype
+  DType dtype;  // of v, g and every result; norms are opmath_t of it (float32 for 16-bit dtypes)
   int64_t rows, cols;
   bool per_row;  // dim 0: norms[r] over row r; else the last dim: norms[c] over column c
   // Forward: w = v * (g / norms), norms = ||v|| (rows or columns).
