@@ -105,7 +105,6 @@ void copy_cast_on_device(const at::Tensor& src, const at::Tensor& dst) {
 // conjugate/negative bits.
 void copy_on_device(const at::Tensor& src, const at::Tensor& dst) {
   const auto from = src.scalar_type(), to = dst.scalar_type();
-  if (has_kernel_dtype(from) && has_kernel_dtype(to)) return copy_cast_on_device(src, dst);
   const bool from_kernel = has_kernel_dtype(from) || has_complex_kernel_dtype(from);
   if (from_kernel && (has_kernel_dtype(to) || has_complex_kernel_dtype(to))) {
     // complex64/complex128 with each other and the real dtypes: one cast kernel (kernels/dtype.h

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "kernels/atomic_ops.h"
+#include "kernels/elementwise.cuh"
 #include "kernels/histc.h"
 #include "kernels/kernel.h"
 
@@ -35,15 +36,13 @@ __global__ void histc_kernel(const T* x, int64_t n, int64_t bins, histc_math_t<T
       lo = lo - M(1);
       hi = hi + M(1);
     }
-    lo = round_as<T>(lo);
-    hi = round_as<T>(hi);
-    if (!(hi - lo < M(INFINITY))) {  // inf or NaN in the data: flag it, count nothing
-      if (blockIdx.x == 0 && threadIdx.x == 0) *nonfinite = 1;
-      return;
-    }
   }
   lo = round_as<T>(lo);
   hi = round_as<T>(hi);
+  if (range != nullptr && !(hi - lo < M(INFINITY))) {  // inf or NaN in the data: flag it, count nothing
+    if (blockIdx.x == 0 && threadIdx.x == 0) *nonfinite = 1;
+    return;
+  }
   const M width = round_as<T>(hi - lo), scale = round_as<T>(static_cast<M>(bins));
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
@@ -64,7 +63,7 @@ void histc(Stream stream, DType dtype, const void* x, int64_t n, int64_t bins, d
     using M = histc_math_t<T>;
     const int64_t work = n > 0 ? n : 1;  // one thread still reads a data range (and flags it)
     const unsigned threads = threads_for(work);
-    launch_independent("histc", histc_kernel<T>, blocks_for(work, threads, 1024), dim3(threads), stream,
+    launch_independent("histc", histc_kernel<T>, blocks_for(work, threads, kMaxElementwiseBlocks), dim3(threads), stream,
                        static_cast<const T*>(x), n, bins, static_cast<M>(lo), static_cast<M>(hi),
                        static_cast<const T*>(range), counts, nonfinite);
   });
