@@ -26,7 +26,7 @@ from torchgen.context import native_function_manager
 
 from . import structured
 from .cpp_wrapper import wrapper
-from .pointwise_spec import COMPLEX, DTYPES, FLOATING, INTEGRAL, Case
+from .pointwise_spec import COMPLEX, DTYPE_GROUPS, DTYPES, Case
 from .render import render, stamp
 from .resolve import Kernel, Plan
 
@@ -71,8 +71,7 @@ def paths(k: Kernel) -> tuple[str, str]:
 def dtype_mask(dtypes: tuple[str, ...]) -> str:
     """The kernels/dtype.h bit mask of a dtype set: a named group where one matches, the complex
     dtypes as kComplexTypes beside the real ones."""
-    groups = {"kAllTypes": FLOATING + INTEGRAL + ("bool",), "kNumericTypes": FLOATING + INTEGRAL,
-              "kFloatingTypes": FLOATING, "kIntegralTypes": INTEGRAL, "kComplexTypes": COMPLEX}
+    groups = {f"k{name.capitalize()}Types": members for name, members in DTYPE_GROUPS.items()}
     parts, rest = [], set(dtypes)
     if set(COMPLEX) <= rest and rest != set(COMPLEX):
         rest -= set(COMPLEX)

@@ -15,25 +15,7 @@ import torch
 
 from torch_foo import _C
 from torch_foo import memory  # noqa: F401  (torch.foo.memory, as torch.cuda.memory)
-from torch_foo._memory import (  # noqa: F401  (re-exported)
-    caching_allocator_alloc,
-    caching_allocator_delete,
-    empty_cache,
-    get_per_process_memory_fraction,
-    host_memory_stats,
-    max_memory_allocated,
-    max_memory_reserved,
-    mem_get_info,
-    memory_allocated,
-    memory_reserved,
-    memory_snapshot,
-    memory_stats,
-    memory_summary,
-    reset_accumulated_memory_stats,
-    reset_max_memory_allocated,
-    reset_peak_memory_stats,
-    set_per_process_memory_fraction,
-)
+from torch_foo.memory import *  # noqa: F401,F403  (re-exported: memory.__all__, as torch.cuda's)
 from torch_foo._random import (  # noqa: F401  (re-exported)
     get_rng_state,
     get_rng_state_all,

@@ -268,8 +268,9 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
     if (hit != pool.cached.end() && !hit->second.empty()) {
       ptr = hit->second.back();
       hit->second.pop_back();
-      segment_context = std::move(pool.idle.at(ptr).segment_context);
-      pool.idle.erase(ptr);
+      const auto idle = pool.idle.find(ptr);  // one lookup: the cache-hit path is the hot one
+      segment_context = std::move(idle->second.segment_context);
+      pool.idle.erase(idle);
     } else {
       lock.unlock();
       ptr = device_malloc(device, size, stream, recording);
