@@ -200,26 +200,56 @@ class TestFoocclCollectives(EveryCollective, FooDistTestCase):
         dist.barrier()  # blocks the host until every rank is there, as NCCL's
 
     def test_ways_to_select_the_backend(self):
+        """Every init_process_group form a cuda user writes runs foo collectives and trains DDP,
+        the engine each uses as docs/distributed.md says; cpu collectives where the form has Gloo."""
+        from torch.nn.parallel import DistributedDataParallel as DDP
+
         store = dist.FileStore(self.file_name, self.world_size)
         torch.foo.set_device(self.rank)
         expected = torch.full((3,), float(sum(range(self.world_size))))
-        variants = (
-            dict(),  # plain: foo is the accelerator, fooccl its registered backend
-            dict(device_id=self.device),  # as init_process_group(device_id=cuda:i) picks nccl
-            dict(backend="fooccl"),
-            dict(backend="cpu:gloo,foo:fooccl"),
+        variants = (  # (kwargs, does the group also take cpu tensors)
+            (dict(), False),  # plain: foo is the accelerator, fooccl its registered backend
+            (dict(device_id=self.device), False),  # as init_process_group(device_id=cuda:i) picks nccl
+            (dict(backend="fooccl"), False),
+            (dict(backend="cpu:gloo,foo:fooccl"), True),
+            (dict(backend="gloo"), True),  # foo tensors through a Gloo engine, as cuda tensors through Gloo
         )
-        for i, kwargs in enumerate(variants):
+        for i, (kwargs, has_cpu) in enumerate(variants):
             dist.init_process_group(store=dist.PrefixStore(str(i), store), rank=self.rank,
                                     world_size=self.world_size, **kwargs)
             backend = dist.group.WORLD._get_backend(self.device)
             self.assertEqual(backend.name(), "fooccl", msg=str(kwargs))
             self.assertEqual(backend.engine, "gloo")
             t = torch.full((3,), float(self.rank), device=self.device)
-            dist.all_reduce(t)
+            work = dist.all_reduce(t, async_op=True)  # may reach Gloo after the cpu one below
+            if has_cpu:
+                c = torch.full((2,), float(self.rank))
+                dist.all_reduce(c)
+                self.assertTrue(torch.equal(c, torch.full((2,), expected[0].item())), msg=str(kwargs))
+            work.wait()
             self.assertTrue(torch.equal(t.cpu(), expected), msg=str(kwargs))
+            self.ddp_step_matches_the_cpu(DDP, str(kwargs))
             dist.barrier()
             dist.destroy_process_group()
+
+    def ddp_step_matches_the_cpu(self, DDP, what):
+        """One DDP step on foo: the averaged gradients of every rank's batch, as computed on the CPU."""
+        torch.manual_seed(0)
+        model = torch.nn.Linear(4, 3)
+        batches = [sample((5, 4), torch.float32, rank, salt=3) for rank in range(self.world_size)]
+        ddp = DDP(copy_of(model).to(self.device))
+        ddp(batches[self.rank].to(self.device)).square().sum().backward()
+        for rank_batch in batches:
+            model(rank_batch).square().sum().div(self.world_size).backward()
+        for name, p in ddp.module.named_parameters():
+            self.assertEqual(p.grad.device, self.device)
+            torch.testing.assert_close(p.grad.cpu(), dict(model.named_parameters())[name].grad, msg=what)
+
+
+def copy_of(module):
+    import copy
+
+    return copy.deepcopy(module)
 
 
 class TestFoocclCollectives4(EveryCollective, FooDistTestCase):

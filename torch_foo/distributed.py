@@ -12,6 +12,12 @@ existing collective engine, chosen per process group (docs/distributed.md):
   NCCL and a visible GPU).
 
 ``TORCH_FOO_DIST_ENGINE`` = ``auto`` (default) | ``gloo`` | ``nccl`` overrides the choice.
+
+Two forms a cuda user writes need more than the registration, because torch's group creation only
+knows its own backends' devices (``_complete_group`` below, run for every group torch creates):
+``init_process_group("gloo")`` gets a fooccl backend over a Gloo engine of its own for foo tensors, as
+Gloo takes cuda tensors; ``init_process_group()`` with foo as the accelerator (torch 2.11-2.13 name
+Gloo the default backend of a group that has only fooccl) gets fooccl as its default, which DDP reads.
 """
 
 import os
@@ -77,10 +83,42 @@ def _create_backend(dist_options, backend_options):
     return _C._distributed.FooBackend(inner, kind, rank, size, timeout)
 
 
+def _complete_group(pg):
+    """Make a new process group serve foo tensors the way it serves cuda tensors (module docstring)."""
+    devices = {device.type for device in pg._device_types}
+    if "foo" in devices:
+        if "cpu" not in devices and pg._get_backend_name() == dist.Backend.GLOO:
+            pg._set_default_backend(dist.ProcessGroup.BackendType.CUSTOM)  # the default must exist
+        return
+    if "cpu" not in devices or not isinstance(pg._get_backend(torch.device("cpu")), dist.ProcessGroupGloo):
+        return
+    # A Gloo engine of foo's own: sharing the cpu one would let a foo collective, issued when the
+    # group's stream reaches it, take Gloo's next tag before a cpu collective called earlier.
+    store = dist.PrefixStore(f"{BACKEND_NAME}/gloo/", dist.distributed_c10d._world.pg_map[pg][1])
+    timeout = pg._get_backend(torch.device("cpu")).options._timeout
+    inner = dist.ProcessGroupGloo(store, pg.rank(), pg.size(), timeout)
+    backend = _C._distributed.FooBackend(inner, "gloo", pg.rank(), pg.size(), timeout)
+    pg._register_backend(torch.device("foo"), dist.ProcessGroup.BackendType.CUSTOM, backend)
+
+
+def _hook_group_creation():
+    # torch registers every group it creates by name once its backends are registered
+    # (distributed_c10d._register_process_group, looked up at call time in 2.11-2.14).
+    c10d = dist.distributed_c10d
+    register = c10d._register_process_group
+
+    def _register_process_group(group_name, pg):
+        _complete_group(pg)
+        return register(group_name, pg)
+
+    c10d._register_process_group = _register_process_group
+
+
 def _register():
     if not dist.is_available() or BACKEND_NAME.upper() in dist.Backend._plugins:
         return
     dist.Backend.register_backend(BACKEND_NAME, _create_backend, extended_api=True, devices=["foo"])
+    _hook_group_creation()
 
 
 _register()
