@@ -3,7 +3,6 @@
 
 import datetime
 import os
-import time
 
 import torch
 import torch.distributed as dist
@@ -24,13 +23,11 @@ class TestFoocclFailures(FooDistTestCase):
                 raise RuntimeError("rank 1 fails mid-training")
             except RuntimeError:
                 os._exit(0)  # the process ends, as with an uncaught exception (the harness wants exit 0)
-        start = time.monotonic()
         # Queued without error; the failure reaches the stream that waits for the collective, so the
         # next synchronisation raises it (Gloo sees the closed connection: no timeout needed).
         with self.assertRaisesRegex(RuntimeError, FAILED + ".*[Cc]onnection (closed|reset) by peer"):
             dist.all_reduce(t)
             t.cpu()
-        self.assertLess(time.monotonic() - start, 30)
         # The group refuses more work, naming the first failure (as NCCL after a communicator error).
         with self.assertRaisesRegex(dist.DistBackendError, "unusable after an earlier failure.*" + FAILED):
             dist.all_reduce(t)
@@ -46,11 +43,10 @@ class TestFoocclFailures(FooDistTestCase):
                 pass
             store.wait(["rank 0 saw the timeout"])  # skips the collective, stays alive
             return
-        start = time.monotonic()
         work = dist.all_reduce(t, async_op=True)
-        with self.assertRaisesRegex(RuntimeError, FAILED + ".*[Tt]imed out"):
+        # The group's 5 s timeout ends it (Gloo names it), not wait()'s 30 s: no clock read here.
+        with self.assertRaisesRegex(RuntimeError, FAILED + ".*[Tt]imed out.*5000 ?ms"):
             work.wait(datetime.timedelta(seconds=30))  # with a timeout, wait() blocks the host (as NCCL's)
-        self.assertLess(time.monotonic() - start, 30)
         self.assertTrue(work.is_completed())
         try:
             self.assertIsNotNone(work.exception())

@@ -30,6 +30,11 @@ def _big_source():
     return x, x.to("foo")
 
 
+def _small_source():
+    x = torch.arange(1000, dtype=torch.float32)
+    return x, x.to("foo")
+
+
 def test_new_stream_differs_from_default():
     default = torch.foo.default_stream()
     side = torch.foo.Stream()
@@ -66,25 +71,30 @@ def test_stream_context_sets_and_restores(two_devices):
 
 
 def test_wait_stream_orders_side_work():
-    cpu, src = _big_source()
+    cpu, src = _small_source()
     default, side = torch.foo.current_stream(), torch.foo.Stream()
     side.wait_stream(default)  # src was written on the default stream
-    with torch.foo.stream(side):
-        dst = src.clone()  # queued on side
-    default.wait_stream(side)
-    assert_foo_equal(dst, cpu)  # .cpu() runs on the default stream
+    with held(side):  # the side stream's work is still queued while the default stream's is queued
+        with torch.foo.stream(side):
+            dst = src * 2
+        default.wait_stream(side)
+        after = dst + 1  # on the default stream: without the wait it would read dst unwritten
+    assert_foo_equal(after, cpu * 2 + 1)
 
 
 def test_event_orders_side_work():
-    cpu, src = _big_source()
+    cpu, src = _small_source()
     side = torch.foo.Stream()
     ready = torch.foo.Event()
     side.wait_stream(torch.foo.current_stream())
-    with torch.foo.stream(side):
-        dst = src.clone()
-        ready.record(side)
-    torch.foo.current_stream().wait_event(ready)
-    assert_foo_equal(dst, cpu)
+    with held(side):
+        with torch.foo.stream(side):
+            dst = src * 2
+            ready.record(side)
+        assert ready.query() is False
+        torch.foo.current_stream().wait_event(ready)
+        after = dst + 1
+    assert_foo_equal(after, cpu * 2 + 1)
     ready.synchronize()
     assert ready.query() is True
 
@@ -116,22 +126,19 @@ def test_event_elapsed_time():
 
 
 def test_launch_returns_before_the_work_is_done():
-    """Asynchrony, not only ordering: a kernel over 16M elements (tens of ms on the sim device,
-    whose emulated threads run one after another) is still queued when the launch returns, and
+    """Asynchrony, not only ordering: a kernel launched on a stream that cannot run yet returns at
+    once (a synchronous launch would wait for the held stream: the helper's watchdog fails it), and
     its result is visible once the default stream waits for the side stream."""
     import torch_foo
 
-    if torch_foo.driver() != "sim":
-        import pytest
-
-        pytest.skip("on a GPU the kernel may finish before query() runs")
-    x, src = _big_source()
+    x, src = _small_source()
     side = torch.foo.Stream()
     side.wait_stream(torch.foo.current_stream())
-    with torch.foo.stream(side):
-        out = torch_foo.ops.axpby(src, src, a=2.0, b=1.0)
-    assert side.query() is False
-    torch.foo.current_stream().wait_stream(side)
+    with held(side):
+        with torch.foo.stream(side):
+            out = torch_foo.ops.axpby(src, src, a=2.0, b=1.0)
+        assert side.query() is False
+        torch.foo.current_stream().wait_stream(side)
     assert_foo_equal(out, 3 * x)
     assert side.query() is True
 
