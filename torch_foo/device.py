@@ -120,6 +120,25 @@ def synchronize(device=None):
     _C._synchronize(_device_index(device))
 
 
+_SYNC_DEBUG_MODES = {"default": 0, "warn": 1, "error": 2}
+
+
+def set_sync_debug_mode(debug_mode):
+    """As torch.cuda.set_sync_debug_mode: ``"default"``/0 off, ``"warn"``/1 warns, ``"error"``/2
+    raises when an op makes the host wait for the device (a scalar or error flag read back, a
+    blocking copy between host and foo, Stream.synchronize()); torch.foo.synchronize() never."""
+    if isinstance(debug_mode, str):
+        if debug_mode not in _SYNC_DEBUG_MODES:
+            raise RuntimeError("invalid value of debug_mode, expected one of `default`, `warn`, `error`")
+        debug_mode = _SYNC_DEBUG_MODES[debug_mode]
+    _C._set_sync_debug_mode(debug_mode)
+
+
+def get_sync_debug_mode():
+    """The mode set_sync_debug_mode set: 0 (off), 1 (warn) or 2 (error)."""
+    return _C._get_sync_debug_mode()
+
+
 @dataclasses.dataclass(frozen=True)
 class _DeviceProperties:
     """torch.cuda.get_device_properties' fields (sizes in bytes); see docs/torch-foo-vs-cuda.md."""

@@ -24,6 +24,7 @@
 #include "runtime/event.h"
 #include "runtime/host_allocator.h"
 #include "runtime/stream.h"
+#include "runtime/sync_debug.h"
 
 namespace foo::native {
 namespace {
@@ -154,9 +155,15 @@ void memcpy_host(const at::Tensor& src, const at::Tensor& dst, CopyKind kind, c1
                  bool non_blocking = false) {
   const auto stream = foo::runtime::current_stream(device);
   const auto handle = foo::runtime::native_stream(stream);
-  driver().memcpy_async(dst.data_ptr(), src.data_ptr(), dst.nbytes(), kind, handle);
   const at::Tensor& host = kind == CopyKind::HostToDevice ? src : dst;
   const bool pinned = driver().is_pinned(host.data_ptr());
+  // Reported before the copy (an error must leave nothing in flight); a pinned buffer the host
+  // allocator does not know (record_host_use false) waits unreported.
+  if ((kind != CopyKind::HostToDevice || pinned) && !(pinned && non_blocking)) {
+    foo::runtime::check_sync(
+        "a blocking copy between the host and foo (non_blocking=True with pinned host memory does not wait)");
+  }
+  driver().memcpy_async(dst.data_ptr(), src.data_ptr(), dst.nbytes(), kind, handle);
   if (kind == CopyKind::HostToDevice && !pinned) return;
   if (pinned && non_blocking && foo::runtime::record_host_use(host.storage().data_ptr(), stream)) return;
   driver().synchronize_stream(handle);
@@ -219,6 +226,8 @@ void copy_host_to_device(const at::Tensor& src, const at::Tensor& dst, bool non_
   }
   // Move src's bytes densely (cast on the CPU first if the device cannot; laid out as bytes, as
   // the CPU may have no copy kernel for the dtype), then broadcast, cast and lay out on the device.
+  // It waits at the end; reported before anything is queued.
+  foo::runtime::check_sync("a copy to foo that converts on the device waits for its host buffer");
   const at::Tensor host = device_converts(src.scalar_type(), dst.scalar_type()) ? src : src.to(dst.scalar_type());
   const at::Tensor dense_host =
       host.is_contiguous() ? host : reinterpret(host, bytes_dtype(host.scalar_type())).contiguous();
@@ -260,7 +269,7 @@ at::Tensor copy_from_and_resize(const at::Tensor& self, const at::Tensor& dst) {
 
 at::Scalar local_scalar_dense(const at::Tensor& self) {
   TORCH_CHECK(self.numel() == 1, "_local_scalar_dense: expected a tensor with one element, got ", self.numel());
-  return stage_to_cpu(self).item();
+  return stage_to_cpu(self, "a foo scalar read on the host (item(), a Python number or bool)").item();
 }
 
 namespace {

@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 
 #include "runtime/stream.h"
+#include "runtime/sync_debug.h"
 
 namespace foo::native {
 namespace {
@@ -26,13 +27,14 @@ char* storage_bytes(const at::Tensor& t) {
 
 }  // namespace
 
-at::Tensor stage_to_cpu(const at::Tensor& src) {
+at::Tensor stage_to_cpu(const at::Tensor& src, const char* why) {
   auto options = src.options().device(at::kCPU);
   if (src.numel() == 0) return at::empty(src.sizes(), options);
   const auto [first, last] = storage_span(src);
   const auto itemsize = static_cast<int64_t>(src.element_size());
   auto buffer = at::empty({(last - first) * itemsize}, options.dtype(at::kByte));
   auto stream = foo::runtime::current_native_stream(src.device().index());
+  foo::runtime::check_sync(why);  // before the copy: an error must leave nothing in flight
   driver().memcpy_async(buffer.data_ptr(), storage_bytes(src) + first * itemsize,
                         buffer.numel(), CopyKind::DeviceToHost, stream);
   driver().synchronize_stream(stream);

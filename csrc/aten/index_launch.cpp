@@ -56,7 +56,7 @@ void run_index_move(const at::TensorIteratorBase& iter, const IndexMove& move) {
                   kernel_dtype(move.dtype), g, error.mutable_data_ptr<int64_t>());
   if (nindex == 0) return;
   // The one synchronisation: the kernel's error slot is read back before the op returns.
-  const at::Tensor slot = stage_to_cpu(error);
+  const at::Tensor slot = stage_to_cpu(error, "an index op checks its indices' range");
   const int64_t* e = slot.const_data_ptr<int64_t>();
   if (e[0] != 0) move.out_of_range(e[1], e[2]);
 }

@@ -153,7 +153,7 @@ at::Tensor& binary_cross_entropy_out(const at::Tensor& self, const at::Tensor& t
   at::Tensor loss = reduction == at::Reduction::None && !weighted ? out : at::Tensor();
   pointwise_loss("binary_cross_entropy", LossOp::Bce, 0.0, self, target, at::Reduction::None, loss, error);
   if (self.numel() > 0) {
-    const int32_t flag = stage_to_cpu(error).item<int32_t>();  // waits for the kernel
+    const int32_t flag = stage_to_cpu(error, "binary_cross_entropy checks its inputs' range").item<int32_t>();
     TORCH_CHECK(flag != 1, "binary_cross_entropy: all elements of input should be between 0 and 1");
     TORCH_CHECK(flag != 2, "binary_cross_entropy: all elements of target should be between 0 and 1");
   }

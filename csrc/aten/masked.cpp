@@ -52,7 +52,8 @@ Count count_selected(const at::Tensor& flags_tensor) {
   auto stream = foo::runtime::current_native_stream(flags_tensor.device().index());
   FOO_CALL_KERNEL(compact_count, stream, c.flags, c.offsets.mutable_data_ptr<int64_t>());
   // The synchronisation: the total decides the result's size.
-  c.selected = stage_to_cpu(c.offsets.select(0, c.offsets.numel() - 1)).item<int64_t>();
+  c.selected = stage_to_cpu(c.offsets.select(0, c.offsets.numel() - 1),
+                            "the count of selected elements sizes the result").item<int64_t>();
   return c;
 }
 

@@ -51,7 +51,7 @@ void check_same_dtype(const char* op, const char* what, const at::Tensor& t, con
 
 // Raises the CPU's IndexError if a kernel met a target out of range.
 void check_targets(const at::Tensor& error) {
-  const at::Tensor host = stage_to_cpu(error);  // waits for the kernels
+  const at::Tensor host = stage_to_cpu(error, "nll_loss checks its targets' range");  // waits for the kernels
   const int64_t* e = host.const_data_ptr<int64_t>();
   TORCH_CHECK_INDEX(e[0] == 0, "Target ", e[1], " is out of bounds.");
 }

@@ -11,6 +11,7 @@
 #include "runtime/driver/driver.h"
 #include "runtime/generator.h"
 #include "runtime/profiler.h"
+#include "runtime/sync_debug.h"
 
 namespace foo::python {
 PyMethodDef* custom_op_methods();  // generated/FooPythonOps.cpp
@@ -57,6 +58,11 @@ PYBIND11_MODULE(_C, m) {
     py::gil_scoped_release no_gil;  // a long queue must not stall other Python threads
     rt::driver().synchronize_device(index);
   });
+  m.def("_set_sync_debug_mode", [](int mode) {
+    TORCH_CHECK(mode >= 0 && mode <= 2, "invalid value of debug_mode, expected one of 0 (default), 1 (warn), 2 (error), got ", mode);
+    rt::set_sync_debug_mode(static_cast<rt::SyncDebugMode>(mode));
+  });
+  m.def("_get_sync_debug_mode", [] { return static_cast<int>(rt::sync_debug_mode()); });
   m.def("_reset_peak_memory_stats", [](int device) { rt::allocator().resetPeakStats(checked(device)); });
   m.def("_empty_cache", [] { rt::allocator().emptyCache({0, 0}); });
   m.def("_default_generator", [](int device) {

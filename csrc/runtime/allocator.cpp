@@ -26,6 +26,7 @@
 #include "runtime/event.h"
 #include "runtime/fork.h"
 #include "runtime/stream.h"
+#include "runtime/sync_debug.h"
 
 namespace foo::runtime {
 namespace {
@@ -141,6 +142,7 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
   void copy_data(void* dest, const void* src, std::size_t count) const override {
     const auto device = driver().device_of(dest);
     auto stream = current_native_stream(static_cast<c10::DeviceIndex>(device < 0 ? 0 : device));
+    check_sync("a storage copy (Allocator::copy_data)");  // before the copy: nothing left in flight
     driver().memcpy_async(dest, src, count, CopyKind::DeviceToDevice, stream);
     driver().synchronize_stream(stream);
   }

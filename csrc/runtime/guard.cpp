@@ -9,6 +9,7 @@
 #include "runtime/device.h"
 #include "runtime/event.h"
 #include "runtime/stream.h"
+#include "runtime/sync_debug.h"
 
 namespace foo::runtime {
 namespace {
@@ -57,6 +58,7 @@ struct FooGuardImpl final : public c10::impl::DeviceGuardImplInterface {
     return driver().query_stream(native_stream(stream));
   }
   void synchronizeStream(const c10::Stream& stream) const override {
+    check_sync("Stream.synchronize()");  // as torch.cuda's stream_synchronize
     driver().synchronize_stream(native_stream(stream));
   }
   void synchronizeDevice(const c10::DeviceIndex device) const override {
