@@ -9,6 +9,7 @@
 #include "native/local_scalar_dense.h"
 #include "native/random_to.h"
 #include "native/normal_tensor_tensor_out.h"
+#include "native/linalg_cholesky_ex_out.h"
 #include "native/amin_out.h"
 #include "native/var_out.h"
 #include "native/weight_norm_interface.h"
@@ -41,6 +42,99 @@ namespace at {
 namespace {
 
 // torchgen's StructuredRegisterDispatchKey: meta() (ATen's checks, set_output) then impl().
+struct structured_linalg_cholesky_ex_out_out final : public ::foo::native::structured_linalg_cholesky_ex_out {
+    structured_linalg_cholesky_ex_out_out(Tensor& out0, Tensor& out1) : outputs_{ std::ref(out0), std::ref(out1) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 2> outputs_;
+    std::array<::std::optional<Tensor>, 2> proxy_outputs_;
+};
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_PrivateUse1_linalg_cholesky_ex_out_L(const at::Tensor & self, bool upper, bool check_errors, at::Tensor & L, at::Tensor & info) {
+structured_linalg_cholesky_ex_out_out op(L, info);
+op.meta(self, upper, check_errors);
+op.impl(self, upper, check_errors, op.maybe_get_output(0), op.maybe_get_output(1));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+if (op.proxy_outputs_[1].has_value()) op.outputs_[1].get().copy_(*op.proxy_outputs_[1]);
+return std::forward_as_tuple(L, info);
+}
+
+struct structured_linalg_cholesky_ex_out_functional final : public ::foo::native::structured_linalg_cholesky_ex_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 2> outputs_;
+};
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_PrivateUse1_linalg_cholesky_ex(const at::Tensor & self, bool upper, bool check_errors) {
+structured_linalg_cholesky_ex_out_functional op;
+op.meta(self, upper, check_errors);
+op.impl(self, upper, check_errors, op.outputs_[0], op.outputs_[1]);
+return std::make_tuple(std::move(op.outputs_[0]), std::move(op.outputs_[1]));
+}
+
 struct structured_amin_out_out final : public ::foo::native::structured_amin_out {
     structured_amin_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
 
@@ -882,6 +976,22 @@ at::Tensor wrapper_normal_Tensor_Tensor(const at::Tensor & mean, const at::Tenso
   return out;
 }
 
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_linalg_cholesky_ex_L(const at::Tensor & self, bool upper, bool check_errors, at::Tensor & L, at::Tensor & info) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::linalg_cholesky_ex.L", "self", self, common_device_, false);
+  check_device("aten::linalg_cholesky_ex.L", "L", L, common_device_, false);
+  check_device("aten::linalg_cholesky_ex.L", "info", info, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_linalg_cholesky_ex_out_L(self, upper, check_errors, L, info);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_linalg_cholesky_ex(const at::Tensor & self, bool upper, bool check_errors) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::linalg_cholesky_ex", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_linalg_cholesky_ex(self, upper, check_errors);
+}
+
 at::Tensor & wrapper_amin_out(const at::Tensor & self, at::IntArrayRef dim, bool keepdim, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::amin.out", "self", self, common_device_, false);
@@ -1233,6 +1343,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("random_.to", TORCH_FN(wrapper_random__to));
   m.impl("normal.Tensor_Tensor_out", TORCH_FN(wrapper_normal_Tensor_Tensor_out));
   m.impl("normal.Tensor_Tensor", TORCH_FN(wrapper_normal_Tensor_Tensor));
+  m.impl("linalg_cholesky_ex.L", TORCH_FN(wrapper_linalg_cholesky_ex_L));
+  m.impl("linalg_cholesky_ex", TORCH_FN(wrapper_linalg_cholesky_ex));
   m.impl("amin.out", TORCH_FN(wrapper_amin_out));
   m.impl("amin", TORCH_FN(wrapper_amin));
   m.impl("var.correction_out", TORCH_FN(wrapper_var_correction_out));

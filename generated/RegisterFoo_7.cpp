@@ -14,6 +14,7 @@
 #include "native/nll_loss_forward_out.h"
 #include "native/nll_loss_backward_out.h"
 #include "native/dot_out.h"
+#include "native/linalg_solve_triangular_out.h"
 #include "native/amax_out.h"
 #include "native/max_unary_out.h"
 #include "native/fused_rms_norm_backward.h"
@@ -852,6 +853,25 @@ at::Tensor wrapper_dot(const at::Tensor & self, const at::Tensor & tensor) {
   return out;
 }
 
+at::Tensor & wrapper_linalg_solve_triangular_out(const at::Tensor & self, const at::Tensor & B, bool upper, bool left, bool unitriangular, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::linalg_solve_triangular.out", "self", self, common_device_, false);
+  check_device("aten::linalg_solve_triangular.out", "B", B, common_device_, false);
+  check_device("aten::linalg_solve_triangular.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::linalg_solve_triangular_out(self, B, upper, left, unitriangular, out);
+}
+
+at::Tensor wrapper_linalg_solve_triangular(const at::Tensor & self, const at::Tensor & B, bool upper, bool left, bool unitriangular) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::linalg_solve_triangular", "self", self, common_device_, false);
+  check_device("aten::linalg_solve_triangular", "B", B, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::linalg_solve_triangular_out(self, B, upper, left, unitriangular, out);
+  return out;
+}
+
 at::Tensor & wrapper_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool keepdim, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::amax.out", "self", self, common_device_, false);
@@ -1134,6 +1154,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("nll_loss_backward", TORCH_FN(wrapper_nll_loss_backward));
   m.impl("dot.out", TORCH_FN(wrapper_dot_out));
   m.impl("dot", TORCH_FN(wrapper_dot));
+  m.impl("linalg_solve_triangular.out", TORCH_FN(wrapper_linalg_solve_triangular_out));
+  m.impl("linalg_solve_triangular", TORCH_FN(wrapper_linalg_solve_triangular));
   m.impl("amax.out", TORCH_FN(wrapper_amax_out));
   m.impl("amax", TORCH_FN(wrapper_amax));
   m.impl("max.unary_out", TORCH_FN(wrapper_max_unary_out));
