@@ -1,7 +1,9 @@
 // Dense linear algebra on foo (kernels/linalg.cu): linalg_qr, linalg_cholesky_ex, triangular_solve
-// and linalg_solve_triangular, _cholesky_solve_helper (what cholesky_solve calls). The structured
-// ones (qr, cholesky_ex, triangular_solve) get ATen's meta checks, shapes and column-major output
-// strides; the others replay the CPU's checks (LinearAlgebraUtils.h). float32 and float64; complex
+// and linalg_solve_triangular, _cholesky_solve_helper (what cholesky_solve calls), and LU:
+// linalg_lu_factor_ex, linalg_lu_solve and what the CPU builds on them (_linalg_solve_ex,
+// linalg_inv_ex, _linalg_det, _linalg_slogdet: the CPU's impl() bodies, on these kernels). The
+// structured ones get ATen's meta checks, shapes and column-major output strides;
+// linalg_solve_triangular and _cholesky_solve_helper replay the CPU's checks (LinearAlgebraUtils.h). float32 and float64; complex
 // raises NotImplementedError. The composites above them (torch.linalg.cholesky's error from
 // `info`, cholesky_solve's broadcasting, the derivative formulas) run unchanged on these.
 #include <ATen/ATen.h>
@@ -15,8 +17,15 @@
 #include "kernels/linalg.h"
 #include "native/cholesky_solve_helper.h"
 #include "native/linalg_cholesky_ex_out.h"
+#include "native/linalg_det_out.h"
+#include "native/linalg_inv_ex_out.h"
+#include "native/linalg_lu_factor_ex_out.h"
+#include "native/linalg_lu_solve_out.h"
 #include "native/linalg_qr_out.h"
+#include "native/linalg_slogdet_out.h"
+#include "native/linalg_solve_ex_out.h"
 #include "native/linalg_solve_triangular_out.h"
+#include "native/lu_unpack_out.h"
 #include "native/triangular_solve_out.h"
 #include "runtime/stream.h"
 
@@ -100,6 +109,61 @@ void solve_in_place(const at::Tensor& a, const at::Tensor& x, bool lower, bool t
   args.lower = transpose ? !lower : lower;
   args.unit = unit;
   FOO_CALL_KERNEL(linalg_triangular_solve, stream_of(x), args);
+}
+
+// x <- A^-1 x (adjoint: A^-T x) for A = P L U given as LAPACK's (lu, pivots), as getrs: the
+// interchanges, then L (unit lower) and U; adjoint: U^T, L^T, then the interchanges in reverse.
+// lu and pivots broadcast over x's batch; x's batch dims must collapse.
+void lu_solve_in_place(const at::Tensor& lu, const at::Tensor& pivots, const at::Tensor& x, bool adjoint) {
+  if (x.numel() == 0) return;
+  at::DimVector p_sizes(x.sizes().begin(), x.sizes().end() - 2);
+  p_sizes.push_back(pivots.size(-1));
+  const at::Tensor piv = pivots.expand(p_sizes).contiguous();
+  foo::kernels::PivotArgs p{};
+  p.dtype = kernel_dtype(x.scalar_type());
+  p.batch = at::native::batchCount(x);
+  p.n = x.size(-2);
+  p.k = x.size(-1);
+  p.npiv = piv.size(-1);
+  p.x = matrix_of(x);
+  p.pivots = piv.const_data_ptr<int32_t>();
+  if (!adjoint) {
+    FOO_CALL_KERNEL(linalg_apply_pivots, stream_of(x), p);
+    solve_in_place(lu, x, /*lower=*/true, /*transpose=*/false, /*unit=*/true);
+    solve_in_place(lu, x, /*lower=*/false, /*transpose=*/false, /*unit=*/false);
+  } else {
+    solve_in_place(lu, x, /*lower=*/false, /*transpose=*/true, /*unit=*/false);
+    solve_in_place(lu, x, /*lower=*/true, /*transpose=*/true, /*unit=*/true);
+    p.reverse = true;
+    FOO_CALL_KERNEL(linalg_apply_pivots, stream_of(x), p);
+  }
+}
+
+// x <- P^T x for the interchanges `pivots` (broadcast over x's batch): LAPACK's laswp.
+void lu_solve_pivots_only(const at::Tensor& pivots, const at::Tensor& x) {
+  if (x.numel() == 0) return;
+  at::DimVector p_sizes(x.sizes().begin(), x.sizes().end() - 2);
+  p_sizes.push_back(pivots.size(-1));
+  const at::Tensor piv = pivots.expand(p_sizes).contiguous();
+  foo::kernels::PivotArgs p{};
+  p.dtype = kernel_dtype(x.scalar_type());
+  p.batch = at::native::batchCount(x);
+  p.n = x.size(-2);
+  p.k = x.size(-1);
+  p.npiv = piv.size(-1);
+  p.x = matrix_of(x);
+  p.pivots = piv.const_data_ptr<int32_t>();
+  FOO_CALL_KERNEL(linalg_apply_pivots, stream_of(x), p);
+}
+
+// The sign of the permutation of LAPACK's pivots: -1 for an odd number of interchanges (the CPU's
+// lu_det_P, on native ops).
+at::Tensor lu_det_P(const at::Tensor& pivots) {
+  return (at::arange(1, pivots.size(-1) + 1, pivots.options()) != pivots)
+      .sum(-1, /*keepdim=*/false, /*dtype=*/at::kLong)
+      .fmod_(2)
+      .mul_(-2)
+      .add_(1);
 }
 
 }  // namespace
@@ -203,6 +267,110 @@ at::Tensor cholesky_solve_helper(const at::Tensor& self, const at::Tensor& A, bo
   solve_in_place(A, x, /*lower=*/!upper, /*transpose=*/upper, /*unit=*/false);
   solve_in_place(A, x, /*lower=*/!upper, /*transpose=*/!upper, /*unit=*/false);
   return x;
+}
+
+TORCH_IMPL_FUNC(linalg_lu_factor_ex_out)(const at::Tensor& A, bool pivot, bool check_errors, const at::Tensor& LU,
+                                          const at::Tensor& pivots, const at::Tensor& info) {
+  if (A.numel() == 0) {
+    info.zero_();  // one element for a 0 x 0 matrix
+    return;
+  }
+  check_kernel_dtype("linalg_lu_factor", A.scalar_type(), kLinalgTypes);
+  const at::Tensor lu = writable(LU, {A});
+  lu.copy_(A);
+  const at::Tensor piv = pivots.is_contiguous() ? pivots : at::empty(pivots.sizes(), pivots.options());
+  const at::Tensor inf = info.is_contiguous() ? info : at::empty(info.sizes(), info.options());
+  foo::kernels::LuArgs args{};
+  args.dtype = kernel_dtype(A.scalar_type());
+  args.batch = at::native::batchCount(A);
+  args.m = A.size(-2);
+  args.n = A.size(-1);
+  args.a = matrix_of(lu);
+  args.pivots = piv.data_ptr<int32_t>();
+  args.info = inf.data_ptr<int32_t>();
+  args.pivot = pivot;
+  FOO_CALL_KERNEL(linalg_lu, stream_of(A), args);
+  copy_back(LU, lu);
+  copy_back(pivots, piv);
+  copy_back(info, inf);
+  if (check_errors) at::_linalg_check_errors(info, "torch.linalg.lu_factor_ex", A.dim() == 2);
+}
+
+TORCH_IMPL_FUNC(linalg_lu_solve_out)(const at::Tensor& LU, const at::Tensor& pivots, const at::Tensor& B, bool left,
+                                     bool adjoint, const at::Tensor& result) {
+  if (result.numel() == 0) return;
+  check_kernel_dtype("linalg_lu_solve", LU.scalar_type(), kLinalgTypes);
+  const at::Tensor x = writable(result, {LU, pivots, B});
+  x.copy_(B);
+  // X A = B is A^T X^T = B^T: the transposed view, with adjoint flipped.
+  lu_solve_in_place(LU, pivots, left ? x : x.mT(), left ? adjoint : !adjoint);
+  copy_back(result, x);
+}
+
+TORCH_IMPL_FUNC(linalg_solve_ex_out)(const at::Tensor& A, const at::Tensor& B, bool left, bool check_errors,
+                                     const at::Tensor& result, const at::Tensor& LU, const at::Tensor& pivots,
+                                     const at::Tensor& info) {
+  // torch 2.13's CPU factors A itself whatever its layout (older releases factored a row-major A
+  // as A^T and solved with adjoint); linalg_solve's backward reuses these LU and pivots, so they
+  // must be A's: checked against the CPU in tests/test_linalg.py.
+  at::linalg_lu_factor_ex_out(const_cast<at::Tensor&>(LU), const_cast<at::Tensor&>(pivots),
+                              const_cast<at::Tensor&>(info), A);
+  if (check_errors) at::_linalg_check_errors(info, "torch.linalg.solve_ex", A.dim() == 2);
+  const bool vector_case = at::native::linalg_solve_is_vector_rhs(LU, B);
+  at::Tensor result_ = vector_case ? result.unsqueeze(-1) : result;
+  const at::Tensor B_ = vector_case ? B.unsqueeze(-1) : B;
+  at::linalg_lu_solve_out(result_, LU, pivots, B_, left, /*adjoint=*/false);
+}
+
+TORCH_IMPL_FUNC(linalg_inv_ex_out)(const at::Tensor& A, bool check_errors, const at::Tensor& result,
+                                   const at::Tensor& info) {
+  result.zero_();
+  result.diagonal(0, -2, -1).fill_(1.);
+  at::linalg_solve_ex_out(const_cast<at::Tensor&>(result), const_cast<at::Tensor&>(info), A, result, /*left=*/true);
+  if (check_errors) at::_linalg_check_errors(info, "linalg.inv_ex", A.dim() == 2);
+}
+
+TORCH_IMPL_FUNC(linalg_det_out)(const at::Tensor& A, const at::Tensor& result, const at::Tensor& LU,
+                                const at::Tensor& pivots) {
+  at::Tensor info = at::empty({0}, A.options().dtype(at::kInt));
+  // det(A^T) = det(A): a row-major A is factored as its column-major transpose, as the CPU does.
+  at::linalg_lu_factor_ex_out(const_cast<at::Tensor&>(LU), const_cast<at::Tensor&>(pivots), info,
+                              A.is_contiguous() && !A.is_complex() ? A.mH() : A);
+  at::mul_out(const_cast<at::Tensor&>(result), lu_det_P(pivots), at::prod(LU.diagonal(0, -2, -1), /*dim=*/-1));
+}
+
+TORCH_IMPL_FUNC(linalg_slogdet_out)(const at::Tensor& A, const at::Tensor& sign, const at::Tensor& logabsdet,
+                                    const at::Tensor& LU, const at::Tensor& pivots) {
+  at::Tensor info = at::empty({0}, A.options().dtype(at::kInt));
+  at::linalg_lu_factor_ex_out(const_cast<at::Tensor&>(LU), const_cast<at::Tensor&>(pivots), info,
+                              A.is_contiguous() && !A.is_complex() ? A.mH() : A);
+  const at::Tensor diag_U = LU.diagonal(0, -2, -1);
+  at::mul_out(const_cast<at::Tensor&>(sign), diag_U.sgn().prod(-1), lu_det_P(pivots));
+  at::sum_out(const_cast<at::Tensor&>(logabsdet), diag_U.abs().log_(), -1);
+}
+
+TORCH_IMPL_FUNC(lu_unpack_out)(const at::Tensor& LU, const at::Tensor& pivots, bool unpack_data, bool unpack_pivots,
+                               const at::Tensor& P, const at::Tensor& L, const at::Tensor& U) {
+  const int64_t m = LU.size(-2), n = LU.size(-1);
+  if (unpack_data) {  // the CPU's: L = tril(LU, -1) + I, U = triu(LU), in an order safe when LU is L or U
+    if (m > n || LU.is_same(L)) {
+      at::triu_out(const_cast<at::Tensor&>(U), m == n ? LU : LU.narrow(-2, 0, n), 0);
+      at::tril_out(const_cast<at::Tensor&>(L), LU, -1);
+      L.diagonal(0, -2, -1).fill_(1.);
+    } else {
+      at::tril_out(const_cast<at::Tensor&>(L), m == n ? LU : LU.narrow(-1, 0, m), -1);
+      L.diagonal(0, -2, -1).fill_(1.);
+      at::triu_out(const_cast<at::Tensor&>(U), LU, 0);
+    }
+  }
+  if (unpack_pivots && P.numel() > 0) {
+    // The interchanges applied to the identity give P^T (getrs applies them to compute P^T B).
+    check_kernel_dtype("lu_unpack", P.scalar_type(), kLinalgTypes);
+    at::DimVector sizes(P.sizes().begin(), P.sizes().end());
+    const at::Tensor pt = at::eye(m, P.options()).expand(sizes).contiguous();
+    lu_solve_pivots_only(pivots, pt);
+    P.copy_(pt.mT());
+  }
 }
 
 }  // namespace foo::native

@@ -186,6 +186,85 @@ __global__ void triangular_solve_kernel(TriangularSolveArgs a) {
   }
 }
 
+struct MinIndex {
+  __device__ __forceinline__ int64_t operator()(int64_t x, int64_t y) const { return x < y ? x : y; }
+};
+
+// Right-looking unblocked LU (LAPACK's getf2): per column, the pivot search (two block
+// reductions: the largest magnitude, then the first row holding it), the row swap, the scaling
+// of the column below the pivot, and the rank-1 update of the trailing matrix.
+template <typename T>
+__global__ void lu_kernel(LuArgs a) {
+  __shared__ T scratch[kWarp];
+  __shared__ int64_t index_scratch[kWarp];
+  const int64_t m = a.m, n = a.n, k = m < n ? m : n;
+  const int64_t tid = threadIdx.x, nt = blockDim.x;
+  const int64_t none = m;  // "no row": larger than every candidate
+  for (int64_t b = blockIdx.x; b < a.batch; b += gridDim.x) {
+    const Mat<T> A = matrix<T>(a.a, b);
+    int32_t* piv = a.pivots + b * k;
+    int32_t info = 0;
+    for (int64_t j = 0; j < k; ++j) {
+      int64_t p = j;
+      if (a.pivot) {
+        T big(0);
+        for (int64_t i = j + tid; i < m; i += nt) big = MaxNaN()(big, math::fabs(A(i, j)));
+        big = block_reduce(big, MaxNaN(), T(0), scratch);
+        int64_t first = none;
+        for (int64_t i = j + tid; i < m; i += nt) {
+          const T x = math::fabs(A(i, j));
+          if ((x == big || (big != big && x != x)) && i < first) first = i;
+        }
+        first = block_reduce(first, MinIndex(), none, index_scratch);
+        p = first == none ? j : first;
+      }
+      const T d = A(p, j);
+      if (d == T(0) && info == 0) info = static_cast<int32_t>(j + 1);
+      if (tid == 0) piv[j] = static_cast<int32_t>(p + 1);
+      __syncthreads();  // every thread has read A(p, j)
+      if (p != j) {
+        for (int64_t c = tid; c < n; c += nt) {
+          const T t = A(j, c);
+          A(j, c) = A(p, c);
+          A(p, c) = t;
+        }
+      }
+      __syncthreads();
+      if (d != T(0)) {
+        for (int64_t i = j + 1 + tid; i < m; i += nt) A(i, j) /= d;
+      }
+      __syncthreads();
+      const int64_t rows = m - j - 1;
+      for (int64_t e = tid; e < rows * (n - j - 1); e += nt) {
+        const int64_t i = j + 1 + e % rows, c = j + 1 + e / rows;
+        A(i, c) -= A(i, j) * A(j, c);
+      }
+      __syncthreads();
+    }
+    if (tid == 0) a.info[b] = info;
+  }
+}
+
+// A thread per column of x walks the interchanges in order (or in reverse).
+template <typename T>
+__global__ void apply_pivots_kernel(PivotArgs a) {
+  for (int64_t b = blockIdx.x; b < a.batch; b += gridDim.x) {
+    const Mat<T> X = matrix<T>(a.x, b);
+    const int32_t* piv = a.pivots + b * a.npiv;
+    for (int64_t c = threadIdx.x; c < a.k; c += blockDim.x) {
+      for (int64_t s = 0; s < a.npiv; ++s) {
+        const int64_t j = a.reverse ? a.npiv - 1 - s : s;
+        const int64_t p = piv[j] - 1;
+        if (p != j) {
+          const T t = X(j, c);
+          X(j, c) = X(p, c);
+          X(p, c) = t;
+        }
+      }
+    }
+  }
+}
+
 unsigned threads_for_matrix(int64_t cols) { return threads_for(cols, 256); }
 
 }  // namespace
@@ -215,6 +294,24 @@ void linalg_triangular_solve(Stream stream, const TriangularSolveArgs& args) {
     using T = typename decltype(tag)::type;
     launch("linalg_triangular_solve", triangular_solve_kernel<T>, capped_grid(args.batch),
            dim3(threads_for_matrix(args.n * args.k)), 0, stream, args);
+  });
+}
+
+void linalg_lu(Stream stream, const LuArgs& args) {
+  if (args.batch == 0 || args.m == 0 || args.n == 0) return;
+  dispatch<kLinalgTypes>(args.dtype, "linalg_lu", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    launch("linalg_lu", lu_kernel<T>, capped_grid(args.batch), dim3(threads_for_matrix(args.m > args.n ? args.m : args.n)),
+           0, stream, args);
+  });
+}
+
+void linalg_apply_pivots(Stream stream, const PivotArgs& args) {
+  if (args.batch == 0 || args.npiv == 0 || args.k == 0) return;
+  dispatch<kLinalgTypes>(args.dtype, "linalg_apply_pivots", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    launch_independent("linalg_apply_pivots", apply_pivots_kernel<T>, capped_grid(args.batch),
+                       dim3(threads_for_matrix(args.k)), stream, args);
   });
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // Dense linear algebra on batches of small and medium matrices (linalg.cu): Householder QR
-// (linalg_qr), Cholesky (linalg_cholesky_ex) and triangular solves (linalg_solve_triangular,
-// triangular_solve, _cholesky_solve_helper). One block per matrix, the matrix in global memory
+// (linalg_qr), Cholesky (linalg_cholesky_ex), triangular solves (linalg_solve_triangular,
+// triangular_solve, _cholesky_solve_helper) and LU with partial pivoting (linalg_lu_factor_ex,
+// linalg_lu_solve). One block per matrix, the matrix in global memory
 // and read through its strides, a grid-stride loop over the batch; float32 and float64.
 #include "kernels/dispatch.h"
 #include "kernels/dtype.h"
@@ -55,8 +56,35 @@ struct TriangularSolveArgs {
   bool lower, unit;
 };
 
+// LU factorisation with partial pivoting in place, as LAPACK's getrf: a (m x n) becomes L (unit
+// lower, below the diagonal) and U (on and above it) with P A = L U. pivots (int32, batch x
+// min(m, n), contiguous) are LAPACK's 1-based row interchanges (row j was swapped with row
+// pivots[j] - 1, in order); the pivot is the first largest magnitude in its column. `pivot`
+// false: no interchanges (pivots[j] = j + 1). info[b] is 0, or j + 1 for the first zero pivot U(j, j)
+// (the factorisation still completes, as LAPACK's).
+struct LuArgs {
+  DType dtype;
+  int64_t batch, m, n;
+  LinalgMatrix a;
+  int32_t* pivots;
+  int32_t* info;
+  bool pivot;
+};
+
+// The row interchanges of an LU factorisation applied to x (n x k): for j in 0..npiv-1 (reverse:
+// from the last), rows j and pivots[j] - 1 swap. pivots: int32, npiv per matrix, contiguous.
+struct PivotArgs {
+  DType dtype;
+  int64_t batch, n, k, npiv;
+  LinalgMatrix x;
+  const int32_t* pivots;
+  bool reverse;
+};
+
 }  // namespace foo::kernels
 
+FOO_DECLARE_KERNEL(void, linalg_lu, (Stream stream, const LuArgs& args))
+FOO_DECLARE_KERNEL(void, linalg_apply_pivots, (Stream stream, const PivotArgs& args))
 FOO_DECLARE_KERNEL(void, linalg_qr, (Stream stream, const QrArgs& args))
 FOO_DECLARE_KERNEL(void, linalg_cholesky, (Stream stream, const CholeskyArgs& args))
 FOO_DECLARE_KERNEL(void, linalg_triangular_solve, (Stream stream, const TriangularSolveArgs& args))
