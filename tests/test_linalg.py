@@ -339,3 +339,125 @@ def test_cholesky_and_solve_gradients_native():
     _grads_match(lambda x, y: torch.linalg.solve_triangular(x.mT, y.mT, upper=True, left=False), [t, b])
     f = torch.linalg.cholesky(a)
     _grads_match(lambda x, y: torch.cholesky_solve(x, y), [b, f])
+
+
+# ---- LU and what builds on it ------------------------------------------------------------------
+
+LU_SHAPES = [(1, 1), (4, 4), (7, 5), (5, 7), (33, 33), (64, 64), (100, 37), (130, 130)]
+
+
+@pytest.mark.parametrize("shape", LU_SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_lu_factor_float64_matches_cpu(shape):
+    """Gaussian matrices (cond ~ 10..1e3): the same pivots as LAPACK (first largest magnitude) and
+    LU within 1e-12."""
+    a = torch.randn(2, *shape, dtype=torch.float64, generator=_gen(shape[0] * 7 + shape[1]))
+    lu_ref, piv_ref, info_ref = torch.linalg.lu_factor_ex(a)
+    with foo_kernels_only():
+        lu, piv, info = torch.linalg.lu_factor_ex(a.to("foo"))
+    assert torch.equal(piv.cpu(), piv_ref) and torch.equal(info.cpu(), info_ref)
+    torch.testing.assert_close(lu.cpu(), lu_ref, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", LU_SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_lu_factor_float32_reconstructs(shape):
+    """float32: pivots may differ from LAPACK's on near-ties (other rounding in the updates), so
+    check what partial pivoting guarantees: P L U = A to ~n eps ||A|| and |L| <= 1."""
+    a = torch.randn(3, *shape, generator=_gen(shape[0] * 7 + shape[1]))
+    with foo_kernels_only():
+        lu, piv = torch.linalg.lu_factor(a.to("foo"))
+        p, l, u = torch.lu_unpack(lu, piv)
+    p, l, u = p.cpu().double(), l.cpu().double(), u.cpu().double()
+    assert l.abs().max() <= 1.0
+    err = (p @ l @ u - a.double()).abs().max()
+    assert err < 4 * max(shape) * EPS[torch.float32] * a.abs().max()
+
+
+def test_lu_singular_info_and_errors_as_cpu():
+    """A zero column makes U(j, j) = 0: info = j + 1 as LAPACK's; inv and solve raise the CPU's
+    error; det is 0."""
+    a = torch.randn(2, 3, 6, 6, dtype=torch.float64, generator=_gen(3))
+    a[0, 1, :, 2] = 0
+    a[1, 2, :, 5] = 0
+    _, _, info_ref = torch.linalg.lu_factor_ex(a)
+    with foo_kernels_only():
+        _, _, info = torch.linalg.lu_factor_ex(a.to("foo"))
+        det = torch.linalg.det(a.to("foo"))
+    assert torch.equal(info.cpu(), info_ref) and info_ref[0, 1] == 3 and info_ref[1, 2] == 6
+    assert det.cpu()[0, 1] == 0 and det.cpu()[1, 2] == 0
+    for fn in (torch.linalg.inv, lambda x: torch.linalg.solve(x, torch.ones(x.shape[:-1], dtype=x.dtype, device=x.device))):
+        with pytest.raises(torch.linalg.LinAlgError) as cpu_err:
+            fn(a)
+        with foo_kernels_only(), pytest.raises(torch.linalg.LinAlgError) as foo_err:
+            fn(a.to("foo"))
+        assert str(foo_err.value) == str(cpu_err.value)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("n", [1, 3, 32, 65, 130])
+def test_solve_inv_det_match_float64_reference(n, dtype):
+    """cond(A) = 1e3 (singular values log-spaced in [1e-3, 1], scaled by sqrt(cond) so that
+    |det A| = 1 and float32 neither under- nor overflows). solve and inv within cond * n * eps * 10
+    of the float64 answers (relative to their largest entry); det and slogdet within the same
+    relative bound."""
+    cond = 1e3
+    a64 = conditioned(n, n, cond, batch=(2,), seed=n) * cond ** 0.5
+    b64 = torch.randn(2, n, 3, dtype=torch.float64, generator=_gen(n))
+    a, b = a64.to(dtype), b64.to(dtype)
+    tol = 10 * cond * n * EPS[dtype]
+    refs = {
+        "solve": torch.linalg.solve(a.double(), b.double()),
+        "solve_right": torch.linalg.solve(a.double(), b.double().mT, left=False),
+        "solve_vector": torch.linalg.solve(a.double(), b.double()[..., 0]),
+        "inv": torch.linalg.inv(a.double()),
+        "det": torch.linalg.det(a.double()),
+        "logabsdet": torch.linalg.slogdet(a.double())[1],
+        "sign": torch.linalg.slogdet(a.double())[0],
+    }
+    fa, fb = a.to("foo"), b.to("foo")
+    with foo_kernels_only():
+        got = {
+            "solve": torch.linalg.solve(fa, fb),
+            "solve_right": torch.linalg.solve(fa, fb.mT, left=False),
+            "solve_vector": torch.linalg.solve(fa, fb[..., 0]),
+            "inv": torch.linalg.inv(fa),
+            "det": torch.linalg.det(fa),
+            "logabsdet": torch.linalg.slogdet(fa)[1],
+            "sign": torch.linalg.slogdet(fa)[0],
+        }
+    for name, ref in refs.items():
+        g = got[name].cpu().double()
+        assert g.shape == ref.shape, name
+        if name == "sign":
+            assert torch.equal(g, ref)
+        elif name == "det":
+            torch.testing.assert_close(g, ref, rtol=tol, atol=0, msg=name)
+        elif name == "logabsdet":
+            torch.testing.assert_close(g, ref, rtol=0, atol=tol, msg=name)
+        else:
+            torch.testing.assert_close(g, ref, rtol=0, atol=tol * ref.abs().max().item(), msg=name)
+
+
+def test_lu_solve_layouts_and_broadcast():
+    a = torch.randn(3, 1, 5, 5, dtype=torch.float64)
+    b = torch.randn(4, 5, 2, dtype=torch.float64)
+    lu, piv = torch.linalg.lu_factor(a)
+    with foo_kernels_only():
+        flu, fpiv = torch.linalg.lu_factor(a.to("foo"))
+        for left in (True, False):
+            for adjoint in (False, True):
+                rhs = b if left else b.mT
+                ref = torch.linalg.lu_solve(lu, piv, rhs, left=left, adjoint=adjoint)
+                got = torch.linalg.lu_solve(flu, fpiv, rhs.to("foo"), left=left, adjoint=adjoint)
+                torch.testing.assert_close(got.cpu(), ref)
+
+
+def test_solve_inv_det_gradients_native():
+    a = conditioned(5, 5, 10.0, batch=(2,), seed=2)
+    b = torch.randn(2, 5, 3, dtype=torch.float64)
+    _grads_match(lambda x, y: torch.linalg.solve(x, y), [a, b])
+    _grads_match(lambda x, y: torch.linalg.solve(x.mT, y), [a, b])
+    _grads_match(lambda x: torch.linalg.inv(x), [a])
+    _grads_match(lambda x: torch.linalg.det(x), [a])
+    _grads_match(lambda x: torch.linalg.slogdet(x)[1], [a])
+    lu, piv = torch.linalg.lu_factor(a)
+    _grads_match(lambda x: torch.linalg.lu_factor(x)[0], [a])
