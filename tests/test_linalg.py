@@ -461,3 +461,27 @@ def test_solve_inv_det_gradients_native():
     _grads_match(lambda x: torch.linalg.slogdet(x)[1], [a])
     lu, piv = torch.linalg.lu_factor(a)
     _grads_match(lambda x: torch.linalg.lu_factor(x)[0], [a])
+
+
+def test_size_512_float32():
+    """The largest size the kernels promise (a block per matrix, any n): n = 512, float32, Gaussian
+    A (cond ~ 1e3) and an SPD matrix (cond <= 2); backward errors within 10 * n * eps."""
+    n = 512
+    g = _gen(512)
+    a = torch.randn(n, n, generator=g)
+    s = (a @ a.T / n + torch.eye(n)).double()
+    b = torch.randn(n, 4, generator=g)
+    eps = EPS[torch.float32]
+    with foo_kernels_only():
+        q, r = torch.linalg.qr(a.to("foo"))
+        l = torch.linalg.cholesky(s.float().to("foo"))
+        x = torch.linalg.solve(a.to("foo"), b.to("foo"))
+        y = torch.linalg.solve_triangular(l, b.to("foo"), upper=False)
+    q, r, l, x, y = (t.cpu().double() for t in (q, r, l, x, y))
+    a64, b64 = a.double(), b.double()
+    scale = a64.abs().max()
+    assert (q @ r - a64).abs().max() < 10 * n * eps * scale
+    assert (q.T @ q - torch.eye(n, dtype=torch.float64)).abs().max() < 10 * n * eps
+    assert (l @ l.T - s.float().double()).abs().max() < 10 * n * eps * s.abs().max()
+    assert (a64 @ x - b64).abs().max() < 10 * n * eps * scale * x.abs().max() * 4
+    assert (l @ y - b64).abs().max() < 10 * n * eps * l.abs().max() * y.abs().max()
