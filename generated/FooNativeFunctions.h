@@ -68,6 +68,7 @@
 #include "native/linalg_cholesky_ex_out.h"
 #include "native/linalg_solve_triangular_out.h"
 #include "native/triangular_solve_out.h"
+#include "native/cholesky_out.h"
 #include "native/cholesky_solve_helper.h"
 #include "native/linalg_lu_factor_ex_out.h"
 #include "native/linalg_lu_solve_out.h"

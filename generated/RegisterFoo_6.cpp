@@ -14,6 +14,7 @@
 #include "native/arange_out.h"
 #include "native/nll_loss2d_backward_out.h"
 #include "native/linalg_qr_out.h"
+#include "native/cholesky_out.h"
 #include "native/linalg_lu_factor_ex_out.h"
 #include "native/prod_out.h"
 #include "native/_prelu_kernel.h"
@@ -618,6 +619,23 @@ at::Tensor wrapper_nll_loss2d_backward(const at::Tensor & grad_output, const at:
   return at::wrapper_PrivateUse1_linalg_qr(A, mode);
 }
 
+at::Tensor & wrapper_cholesky_out(const at::Tensor & self, bool upper, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cholesky.out", "self", self, common_device_, false);
+  check_device("aten::cholesky.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::cholesky_out(self, upper, out);
+}
+
+at::Tensor wrapper_cholesky(const at::Tensor & self, bool upper) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cholesky", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::cholesky_out(self, upper, out);
+  return out;
+}
+
 ::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper_linalg_lu_factor_ex_out(const at::Tensor & A, bool pivot, bool check_errors, at::Tensor & LU, at::Tensor & pivots, at::Tensor & info) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::linalg_lu_factor_ex.out", "A", A, common_device_, false);
@@ -897,6 +915,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("nll_loss2d_backward", TORCH_FN(wrapper_nll_loss2d_backward));
   m.impl("linalg_qr.out", TORCH_FN(wrapper_linalg_qr_out));
   m.impl("linalg_qr", TORCH_FN(wrapper_linalg_qr));
+  m.impl("cholesky.out", TORCH_FN(wrapper_cholesky_out));
+  m.impl("cholesky", TORCH_FN(wrapper_cholesky));
   m.impl("linalg_lu_factor_ex.out", TORCH_FN(wrapper_linalg_lu_factor_ex_out));
   m.impl("linalg_lu_factor_ex", TORCH_FN(wrapper_linalg_lu_factor_ex));
   m.impl("prod.out", TORCH_FN(wrapper_prod_out));

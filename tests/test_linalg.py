@@ -485,3 +485,23 @@ def test_size_512_float32():
     assert (l @ l.T - s.float().double()).abs().max() < 10 * n * eps * s.abs().max()
     assert (a64 @ x - b64).abs().max() < 10 * n * eps * scale * x.abs().max() * 4
     assert (l @ y - b64).abs().max() < 10 * n * eps * l.abs().max() * y.abs().max()
+
+
+@pytest.mark.filterwarnings("ignore:torch.cholesky is deprecated")
+@pytest.mark.parametrize("upper", [False, True])
+def test_deprecated_torch_cholesky_as_cpu(upper):
+    """torch.cholesky (aten::cholesky, deprecated): the factor, out=, and the CPU's error for a
+    batch with a non-positive-definite matrix. cond(A) = 100."""
+    a = spd(6, 100.0, batch=(3,), seed=6)
+    with foo_kernels_only():
+        l = torch.cholesky(a.to("foo"), upper=upper)
+        out = torch.empty(0, dtype=torch.float64, device="foo")
+        torch.cholesky(a.to("foo"), upper=upper, out=out)
+    torch.testing.assert_close(l.cpu(), torch.cholesky(a, upper=upper))
+    torch.testing.assert_close(out.cpu(), l.cpu())
+    a[2, 3, 3] = -1.0
+    with pytest.raises(torch.linalg.LinAlgError) as cpu_err:
+        torch.cholesky(a, upper=upper)
+    with foo_kernels_only(), pytest.raises(torch.linalg.LinAlgError) as foo_err:
+        torch.cholesky(a.to("foo"), upper=upper)
+    assert str(foo_err.value) == str(cpu_err.value)

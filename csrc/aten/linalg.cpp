@@ -15,6 +15,7 @@
 
 #include "aten/kernel_dtype.h"
 #include "kernels/linalg.h"
+#include "native/cholesky_out.h"
 #include "native/cholesky_solve_helper.h"
 #include "native/linalg_cholesky_ex_out.h"
 #include "native/linalg_det_out.h"
@@ -109,6 +110,20 @@ void solve_in_place(const at::Tensor& a, const at::Tensor& x, bool lower, bool t
   args.lower = transpose ? !lower : lower;
   args.unit = unit;
   FOO_CALL_KERNEL(linalg_triangular_solve, stream_of(x), args);
+}
+
+// The Cholesky factor of l (holding A; its batch dims must collapse) in place, the other triangle
+// zeroed; info (int32, contiguous, one per matrix) as LAPACK's potrf.
+void cholesky_in_place(const at::Tensor& l, const at::Tensor& info, bool upper) {
+  foo::kernels::CholeskyArgs args{};
+  args.dtype = kernel_dtype(l.scalar_type());
+  args.batch = at::native::batchCount(l);
+  args.n = l.size(-1);
+  // An upper factor U = L^T is the lower factor of the transposed view: its "lower triangle" is
+  // U's upper one, read from A's upper triangle as the CPU's potrf('U') does.
+  args.a = upper ? transposed(matrix_of(l)) : matrix_of(l);
+  args.info = info.data_ptr<int32_t>();
+  FOO_CALL_KERNEL(linalg_cholesky, stream_of(l), args);
 }
 
 // x <- A^-1 x (adjoint: A^-T x) for A = P L U given as LAPACK's (lu, pivots), as getrs: the
@@ -209,15 +224,7 @@ TORCH_IMPL_FUNC(linalg_cholesky_ex_out)(const at::Tensor& A, bool upper, bool ch
   const at::Tensor l = writable(L, {A});
   l.copy_(A);
   const at::Tensor inf = info.is_contiguous() ? info : at::empty(info.sizes(), info.options());
-  foo::kernels::CholeskyArgs args{};
-  args.dtype = kernel_dtype(A.scalar_type());
-  args.batch = at::native::batchCount(A);
-  args.n = A.size(-1);
-  // An upper factor U = L^T is the lower factor of the transposed view: its "lower triangle" is
-  // U's upper one, read from A's upper triangle as the CPU's potrf('U') does.
-  args.a = upper ? transposed(matrix_of(l)) : matrix_of(l);
-  args.info = inf.data_ptr<int32_t>();
-  FOO_CALL_KERNEL(linalg_cholesky, stream_of(A), args);
+  cholesky_in_place(l, inf, upper);
   copy_back(L, l);
   copy_back(info, inf);
   if (check_errors) at::_linalg_check_errors(info, "linalg.cholesky_ex", A.dim() == 2);
@@ -257,6 +264,35 @@ at::Tensor& linalg_solve_triangular_out(const at::Tensor& A, const at::Tensor& B
     solve_in_place(a, x.mT(), /*lower=*/!upper, /*transpose=*/true, unitriangular);
   }
   copy_back(out, x);
+  return out;
+}
+
+// The deprecated torch.cholesky: the CPU's checks, warning and error ("cholesky: The
+// factorization could not be completed ..."), on the Cholesky kernel.
+at::Tensor& cholesky_out(const at::Tensor& self, bool upper, at::Tensor& out) {
+  TORCH_WARN_ONCE(
+      "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be ", "removed in a future PyTorch release.\n",
+      "L = torch.cholesky(A)\n", "should be replaced with\n", "L = torch.linalg.cholesky(A)\n", "and\n",
+      "U = torch.cholesky(A, upper=True)\n", "should be replaced with\n", "U = torch.linalg.cholesky(A).mH\n",
+      "This transform will produce equivalent results for all valid (symmetric positive definite) inputs.");
+  if (out.defined()) at::native::checkLinalgCompatibleDtype("cholesky", out, self);
+  at::Tensor result;
+  if (self.numel() == 0) {
+    result = at::empty_like(self, at::MemoryFormat::Contiguous);
+  } else {
+    at::native::squareCheckInputs(self, "cholesky");
+    check_kernel_dtype("cholesky", self.scalar_type(), kLinalgTypes);
+    result = at::native::cloneBatchedColumnMajor(self);
+    const at::Tensor info = at::empty(self.sizes().slice(0, self.dim() - 2), self.options().dtype(at::kInt));
+    cholesky_in_place(result, info, upper);
+    at::_linalg_check_errors(info, "cholesky", self.dim() == 2);
+  }
+  if (!out.defined()) {
+    out = result;
+  } else {
+    at::native::resize_output(out, result.sizes());
+    out.copy_(result);
+  }
   return out;
 }
 
