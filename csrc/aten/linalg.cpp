@@ -126,49 +126,38 @@ void cholesky_in_place(const at::Tensor& l, const at::Tensor& info, bool upper) 
   FOO_CALL_KERNEL(linalg_cholesky, stream_of(l), args);
 }
 
+// x <- P^T x (reverse: P x) for LAPACK's interchanges `pivots`, broadcast over x's batch: laswp.
+void apply_pivots(const at::Tensor& pivots, const at::Tensor& x, bool reverse) {
+  if (x.numel() == 0) return;
+  at::DimVector p_sizes(x.sizes().begin(), x.sizes().end() - 2);
+  p_sizes.push_back(pivots.size(-1));
+  const at::Tensor piv = pivots.expand(p_sizes).contiguous();
+  foo::kernels::PivotArgs p{};
+  p.dtype = kernel_dtype(x.scalar_type());
+  p.batch = at::native::batchCount(x);
+  p.n = x.size(-2);
+  p.k = x.size(-1);
+  p.npiv = piv.size(-1);
+  p.x = matrix_of(x);
+  p.pivots = piv.const_data_ptr<int32_t>();
+  p.reverse = reverse;
+  FOO_CALL_KERNEL(linalg_apply_pivots, stream_of(x), p);
+}
+
 // x <- A^-1 x (adjoint: A^-T x) for A = P L U given as LAPACK's (lu, pivots), as getrs: the
 // interchanges, then L (unit lower) and U; adjoint: U^T, L^T, then the interchanges in reverse.
 // lu and pivots broadcast over x's batch; x's batch dims must collapse.
 void lu_solve_in_place(const at::Tensor& lu, const at::Tensor& pivots, const at::Tensor& x, bool adjoint) {
   if (x.numel() == 0) return;
-  at::DimVector p_sizes(x.sizes().begin(), x.sizes().end() - 2);
-  p_sizes.push_back(pivots.size(-1));
-  const at::Tensor piv = pivots.expand(p_sizes).contiguous();
-  foo::kernels::PivotArgs p{};
-  p.dtype = kernel_dtype(x.scalar_type());
-  p.batch = at::native::batchCount(x);
-  p.n = x.size(-2);
-  p.k = x.size(-1);
-  p.npiv = piv.size(-1);
-  p.x = matrix_of(x);
-  p.pivots = piv.const_data_ptr<int32_t>();
   if (!adjoint) {
-    FOO_CALL_KERNEL(linalg_apply_pivots, stream_of(x), p);
+    apply_pivots(pivots, x, /*reverse=*/false);
     solve_in_place(lu, x, /*lower=*/true, /*transpose=*/false, /*unit=*/true);
     solve_in_place(lu, x, /*lower=*/false, /*transpose=*/false, /*unit=*/false);
   } else {
     solve_in_place(lu, x, /*lower=*/false, /*transpose=*/true, /*unit=*/false);
     solve_in_place(lu, x, /*lower=*/true, /*transpose=*/true, /*unit=*/true);
-    p.reverse = true;
-    FOO_CALL_KERNEL(linalg_apply_pivots, stream_of(x), p);
+    apply_pivots(pivots, x, /*reverse=*/true);
   }
-}
-
-// x <- P^T x for the interchanges `pivots` (broadcast over x's batch): LAPACK's laswp.
-void lu_solve_pivots_only(const at::Tensor& pivots, const at::Tensor& x) {
-  if (x.numel() == 0) return;
-  at::DimVector p_sizes(x.sizes().begin(), x.sizes().end() - 2);
-  p_sizes.push_back(pivots.size(-1));
-  const at::Tensor piv = pivots.expand(p_sizes).contiguous();
-  foo::kernels::PivotArgs p{};
-  p.dtype = kernel_dtype(x.scalar_type());
-  p.batch = at::native::batchCount(x);
-  p.n = x.size(-2);
-  p.k = x.size(-1);
-  p.npiv = piv.size(-1);
-  p.x = matrix_of(x);
-  p.pivots = piv.const_data_ptr<int32_t>();
-  FOO_CALL_KERNEL(linalg_apply_pivots, stream_of(x), p);
 }
 
 // The sign of the permutation of LAPACK's pivots: -1 for an odd number of interchanges (the CPU's
@@ -404,7 +393,7 @@ TORCH_IMPL_FUNC(lu_unpack_out)(const at::Tensor& LU, const at::Tensor& pivots, b
     check_kernel_dtype("lu_unpack", P.scalar_type(), kLinalgTypes);
     at::DimVector sizes(P.sizes().begin(), P.sizes().end());
     const at::Tensor pt = at::eye(m, P.options()).expand(sizes).contiguous();
-    lu_solve_pivots_only(pivots, pt);
+    apply_pivots(pivots, pt, /*reverse=*/false);
     P.copy_(pt.mT());
   }
 }

@@ -255,7 +255,7 @@ __global__ void apply_pivots_kernel(PivotArgs a) {
       for (int64_t s = 0; s < a.npiv; ++s) {
         const int64_t j = a.reverse ? a.npiv - 1 - s : s;
         const int64_t p = piv[j] - 1;
-        if (p != j) {
+        if (p != j && p >= 0 && p < a.n) {  // a pivot out of range (not LAPACK's) is ignored, never followed
           const T t = X(j, c);
           X(j, c) = X(p, c);
           X(p, c) = t;

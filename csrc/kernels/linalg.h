@@ -72,7 +72,8 @@ struct LuArgs {
 };
 
 // The row interchanges of an LU factorisation applied to x (n x k): for j in 0..npiv-1 (reverse:
-// from the last), rows j and pivots[j] - 1 swap. pivots: int32, npiv per matrix, contiguous.
+// from the last), rows j and pivots[j] - 1 swap (a value outside [1, n] is skipped). pivots: int32,
+// npiv per matrix, contiguous.
 struct PivotArgs {
   DType dtype;
   int64_t batch, n, k, npiv;
