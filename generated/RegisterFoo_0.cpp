@@ -9,6 +9,9 @@
 #include "native/local_scalar_dense.h"
 #include "native/random_to.h"
 #include "native/normal_tensor_tensor_out.h"
+#include "native/linalg_cholesky_ex_out.h"
+#include "native/linalg_lu_solve_out.h"
+#include "native/linalg_slogdet_out.h"
 #include "native/amin_out.h"
 #include "native/var_out.h"
 #include "native/weight_norm_interface.h"
@@ -41,6 +44,286 @@ namespace at {
 namespace {
 
 // torchgen's StructuredRegisterDispatchKey: meta() (ATen's checks, set_output) then impl().
+struct structured_linalg_cholesky_ex_out_out final : public ::foo::native::structured_linalg_cholesky_ex_out {
+    structured_linalg_cholesky_ex_out_out(Tensor& out0, Tensor& out1) : outputs_{ std::ref(out0), std::ref(out1) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 2> outputs_;
+    std::array<::std::optional<Tensor>, 2> proxy_outputs_;
+};
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_PrivateUse1_linalg_cholesky_ex_out_L(const at::Tensor & self, bool upper, bool check_errors, at::Tensor & L, at::Tensor & info) {
+structured_linalg_cholesky_ex_out_out op(L, info);
+op.meta(self, upper, check_errors);
+op.impl(self, upper, check_errors, op.maybe_get_output(0), op.maybe_get_output(1));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+if (op.proxy_outputs_[1].has_value()) op.outputs_[1].get().copy_(*op.proxy_outputs_[1]);
+return std::forward_as_tuple(L, info);
+}
+
+struct structured_linalg_cholesky_ex_out_functional final : public ::foo::native::structured_linalg_cholesky_ex_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 2> outputs_;
+};
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_PrivateUse1_linalg_cholesky_ex(const at::Tensor & self, bool upper, bool check_errors) {
+structured_linalg_cholesky_ex_out_functional op;
+op.meta(self, upper, check_errors);
+op.impl(self, upper, check_errors, op.outputs_[0], op.outputs_[1]);
+return std::make_tuple(std::move(op.outputs_[0]), std::move(op.outputs_[1]));
+}
+
+struct structured_linalg_lu_solve_out_out final : public ::foo::native::structured_linalg_lu_solve_out {
+    structured_linalg_lu_solve_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_linalg_lu_solve_out_out(const at::Tensor & LU, const at::Tensor & pivots, const at::Tensor & B, bool left, bool adjoint, at::Tensor & out) {
+structured_linalg_lu_solve_out_out op(out);
+op.meta(LU, pivots, B, left, adjoint);
+op.impl(LU, pivots, B, left, adjoint, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_linalg_lu_solve_out_functional final : public ::foo::native::structured_linalg_lu_solve_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_linalg_lu_solve(const at::Tensor & LU, const at::Tensor & pivots, const at::Tensor & B, bool left, bool adjoint) {
+structured_linalg_lu_solve_out_functional op;
+op.meta(LU, pivots, B, left, adjoint);
+op.impl(LU, pivots, B, left, adjoint, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_linalg_slogdet_out_out final : public ::foo::native::structured_linalg_slogdet_out {
+    structured_linalg_slogdet_out_out(Tensor& out0, Tensor& out1, Tensor& out2, Tensor& out3) : outputs_{ std::ref(out0), std::ref(out1), std::ref(out2), std::ref(out3) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 4> outputs_;
+    std::array<::std::optional<Tensor>, 4> proxy_outputs_;
+};
+
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &,at::Tensor &> wrapper_PrivateUse1__linalg_slogdet_out_sign(const at::Tensor & A, at::Tensor & sign, at::Tensor & logabsdet, at::Tensor & LU, at::Tensor & pivots) {
+structured_linalg_slogdet_out_out op(sign, logabsdet, LU, pivots);
+op.meta(A);
+op.impl(A, op.maybe_get_output(0), op.maybe_get_output(1), op.maybe_get_output(2), op.maybe_get_output(3));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+if (op.proxy_outputs_[1].has_value()) op.outputs_[1].get().copy_(*op.proxy_outputs_[1]);
+if (op.proxy_outputs_[2].has_value()) op.outputs_[2].get().copy_(*op.proxy_outputs_[2]);
+if (op.proxy_outputs_[3].has_value()) op.outputs_[3].get().copy_(*op.proxy_outputs_[3]);
+return std::forward_as_tuple(sign, logabsdet, LU, pivots);
+}
+
+struct structured_linalg_slogdet_out_functional final : public ::foo::native::structured_linalg_slogdet_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 4> outputs_;
+};
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor> wrapper_PrivateUse1__linalg_slogdet(const at::Tensor & A) {
+structured_linalg_slogdet_out_functional op;
+op.meta(A);
+op.impl(A, op.outputs_[0], op.outputs_[1], op.outputs_[2], op.outputs_[3]);
+return std::make_tuple(std::move(op.outputs_[0]), std::move(op.outputs_[1]), std::move(op.outputs_[2]), std::move(op.outputs_[3]));
+}
+
 struct structured_amin_out_out final : public ::foo::native::structured_amin_out {
     structured_amin_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
 
@@ -882,6 +1165,59 @@ at::Tensor wrapper_normal_Tensor_Tensor(const at::Tensor & mean, const at::Tenso
   return out;
 }
 
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_linalg_cholesky_ex_L(const at::Tensor & self, bool upper, bool check_errors, at::Tensor & L, at::Tensor & info) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::linalg_cholesky_ex.L", "self", self, common_device_, false);
+  check_device("aten::linalg_cholesky_ex.L", "L", L, common_device_, false);
+  check_device("aten::linalg_cholesky_ex.L", "info", info, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_linalg_cholesky_ex_out_L(self, upper, check_errors, L, info);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_linalg_cholesky_ex(const at::Tensor & self, bool upper, bool check_errors) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::linalg_cholesky_ex", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_linalg_cholesky_ex(self, upper, check_errors);
+}
+
+at::Tensor & wrapper_linalg_lu_solve_out(const at::Tensor & LU, const at::Tensor & pivots, const at::Tensor & B, bool left, bool adjoint, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::linalg_lu_solve.out", "LU", LU, common_device_, false);
+  check_device("aten::linalg_lu_solve.out", "pivots", pivots, common_device_, false);
+  check_device("aten::linalg_lu_solve.out", "B", B, common_device_, false);
+  check_device("aten::linalg_lu_solve.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_linalg_lu_solve_out_out(LU, pivots, B, left, adjoint, out);
+}
+
+at::Tensor wrapper_linalg_lu_solve(const at::Tensor & LU, const at::Tensor & pivots, const at::Tensor & B, bool left, bool adjoint) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::linalg_lu_solve", "LU", LU, common_device_, false);
+  check_device("aten::linalg_lu_solve", "pivots", pivots, common_device_, false);
+  check_device("aten::linalg_lu_solve", "B", B, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_linalg_lu_solve(LU, pivots, B, left, adjoint);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &,at::Tensor &> wrapper__linalg_slogdet_sign(const at::Tensor & A, at::Tensor & sign, at::Tensor & logabsdet, at::Tensor & LU, at::Tensor & pivots) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_linalg_slogdet.sign", "A", A, common_device_, false);
+  check_device("aten::_linalg_slogdet.sign", "sign", sign, common_device_, false);
+  check_device("aten::_linalg_slogdet.sign", "logabsdet", logabsdet, common_device_, false);
+  check_device("aten::_linalg_slogdet.sign", "LU", LU, common_device_, false);
+  check_device("aten::_linalg_slogdet.sign", "pivots", pivots, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1__linalg_slogdet_out_sign(A, sign, logabsdet, LU, pivots);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor> wrapper__linalg_slogdet(const at::Tensor & A) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_linalg_slogdet", "A", A, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1__linalg_slogdet(A);
+}
+
 at::Tensor & wrapper_amin_out(const at::Tensor & self, at::IntArrayRef dim, bool keepdim, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::amin.out", "self", self, common_device_, false);
@@ -1233,6 +1569,12 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("random_.to", TORCH_FN(wrapper_random__to));
   m.impl("normal.Tensor_Tensor_out", TORCH_FN(wrapper_normal_Tensor_Tensor_out));
   m.impl("normal.Tensor_Tensor", TORCH_FN(wrapper_normal_Tensor_Tensor));
+  m.impl("linalg_cholesky_ex.L", TORCH_FN(wrapper_linalg_cholesky_ex_L));
+  m.impl("linalg_cholesky_ex", TORCH_FN(wrapper_linalg_cholesky_ex));
+  m.impl("linalg_lu_solve.out", TORCH_FN(wrapper_linalg_lu_solve_out));
+  m.impl("linalg_lu_solve", TORCH_FN(wrapper_linalg_lu_solve));
+  m.impl("_linalg_slogdet.sign", TORCH_FN(wrapper__linalg_slogdet_sign));
+  m.impl("_linalg_slogdet", TORCH_FN(wrapper__linalg_slogdet));
   m.impl("amin.out", TORCH_FN(wrapper_amin_out));
   m.impl("amin", TORCH_FN(wrapper_amin));
   m.impl("var.correction_out", TORCH_FN(wrapper_var_correction_out));

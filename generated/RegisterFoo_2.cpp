@@ -12,6 +12,7 @@
 #include "native/native_dropout.h"
 #include "native/exponential_.h"
 #include "native/addmv_out.h"
+#include "native/cholesky_solve_helper.h"
 #include "native/min_dim_out.h"
 #include "native/argmax_out.h"
 #include "native/prod_int_out.h"
@@ -973,6 +974,14 @@ at::Tensor & wrapper_addmv_(at::Tensor & self, const at::Tensor & mat, const at:
   return at::wrapper_PrivateUse1_addmv_(self, mat, vec, beta, alpha);
 }
 
+at::Tensor wrapper__cholesky_solve_helper(const at::Tensor & self, const at::Tensor & A, bool upper) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_cholesky_solve_helper", "self", self, common_device_, false);
+  check_device("aten::_cholesky_solve_helper", "A", A, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::cholesky_solve_helper(self, A, upper);
+}
+
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_min_dim_min(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & min, at::Tensor & min_indices) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::min.dim_min", "self", self, common_device_, false);
@@ -1235,6 +1244,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("addmv.out", TORCH_FN(wrapper_addmv_out));
   m.impl("addmv", TORCH_FN(wrapper_addmv));
   m.impl("addmv_", TORCH_FN(wrapper_addmv_));
+  m.impl("_cholesky_solve_helper", TORCH_FN(wrapper__cholesky_solve_helper));
   m.impl("min.dim_min", TORCH_FN(wrapper_min_dim_min));
   m.impl("min.dim", TORCH_FN(wrapper_min_dim));
   m.impl("argmax.out", TORCH_FN(wrapper_argmax_out));

@@ -6,6 +6,7 @@
 
 #include "aten/device_check.h"
 #include "native/set_source_tensor.h"
+#include "native/triangular_solve_out.h"
 #include "native/std_mean_out.h"
 #include "native/linalg_vector_norm_out.h"
 #include "native/native_layer_norm_backward.h"
@@ -33,6 +34,99 @@ namespace at {
 namespace {
 
 // torchgen's StructuredRegisterDispatchKey: meta() (ATen's checks, set_output) then impl().
+struct structured_triangular_solve_out_out final : public ::foo::native::structured_triangular_solve_out {
+    structured_triangular_solve_out_out(Tensor& out0, Tensor& out1) : outputs_{ std::ref(out0), std::ref(out1) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 2> outputs_;
+    std::array<::std::optional<Tensor>, 2> proxy_outputs_;
+};
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_PrivateUse1_triangular_solve_out_X(const at::Tensor & self, const at::Tensor & A, bool upper, bool transpose, bool unitriangular, at::Tensor & X, at::Tensor & M) {
+structured_triangular_solve_out_out op(X, M);
+op.meta(self, A, upper, transpose, unitriangular);
+op.impl(self, A, upper, transpose, unitriangular, op.maybe_get_output(0), op.maybe_get_output(1));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+if (op.proxy_outputs_[1].has_value()) op.outputs_[1].get().copy_(*op.proxy_outputs_[1]);
+return std::forward_as_tuple(X, M);
+}
+
+struct structured_triangular_solve_out_functional final : public ::foo::native::structured_triangular_solve_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 2> outputs_;
+};
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_PrivateUse1_triangular_solve(const at::Tensor & self, const at::Tensor & A, bool upper, bool transpose, bool unitriangular) {
+structured_triangular_solve_out_functional op;
+op.meta(self, A, upper, transpose, unitriangular);
+op.impl(self, A, upper, transpose, unitriangular, op.outputs_[0], op.outputs_[1]);
+return std::make_tuple(std::move(op.outputs_[0]), std::move(op.outputs_[1]));
+}
+
 struct structured_linalg_vector_norm_out_out final : public ::foo::native::structured_linalg_vector_norm_out {
     structured_linalg_vector_norm_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
 
@@ -1040,6 +1134,24 @@ at::Tensor & wrapper_set__source_Tensor(at::Tensor & self, const at::Tensor & so
   return foo::native::set_source_tensor(self, source);
 }
 
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_triangular_solve_X(const at::Tensor & self, const at::Tensor & A, bool upper, bool transpose, bool unitriangular, at::Tensor & X, at::Tensor & M) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::triangular_solve.X", "self", self, common_device_, false);
+  check_device("aten::triangular_solve.X", "A", A, common_device_, false);
+  check_device("aten::triangular_solve.X", "X", X, common_device_, false);
+  check_device("aten::triangular_solve.X", "M", M, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_triangular_solve_out_X(self, A, upper, transpose, unitriangular, X, M);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_triangular_solve(const at::Tensor & self, const at::Tensor & A, bool upper, bool transpose, bool unitriangular) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::triangular_solve", "self", self, common_device_, false);
+  check_device("aten::triangular_solve", "A", A, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_triangular_solve(self, A, upper, transpose, unitriangular);
+}
+
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_std_mean_correction_out(const at::Tensor & self, at::OptionalIntArrayRef dim, const ::std::optional<at::Scalar> & correction, bool keepdim, at::Tensor & out0, at::Tensor & out1) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::std_mean.correction_out", "self", self, common_device_, false);
@@ -1322,6 +1434,8 @@ int64_t wrapper__fused_sdp_choice(const at::Tensor & query, const at::Tensor & k
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("set_.source_Tensor", TORCH_FN(wrapper_set__source_Tensor));
+  m.impl("triangular_solve.X", TORCH_FN(wrapper_triangular_solve_X));
+  m.impl("triangular_solve", TORCH_FN(wrapper_triangular_solve));
   m.impl("std_mean.correction_out", TORCH_FN(wrapper_std_mean_correction_out));
   m.impl("std_mean.correction", TORCH_FN(wrapper_std_mean_correction));
   m.impl("linalg_vector_norm.out", TORCH_FN(wrapper_linalg_vector_norm_out));

@@ -10,6 +10,8 @@
 #include "native/multinomial_out.h"
 #include "native/eye_m_out.h"
 #include "native/bmm_out.h"
+#include "native/lu_unpack_out.h"
+#include "native/linalg_det_out.h"
 #include "native/mean_out.h"
 #include "native/max_dim_out.h"
 #include "native/argmin_out.h"
@@ -138,6 +140,194 @@ structured_bmm_out_functional op;
 op.meta(self, mat2);
 op.impl(self, mat2, op.outputs_[0]);
 return std::move(op.outputs_[0]);
+}
+
+struct structured_lu_unpack_out_out final : public ::foo::native::structured_lu_unpack_out {
+    structured_lu_unpack_out_out(Tensor& out0, Tensor& out1, Tensor& out2) : outputs_{ std::ref(out0), std::ref(out1), std::ref(out2) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 3> outputs_;
+    std::array<::std::optional<Tensor>, 3> proxy_outputs_;
+};
+
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper_PrivateUse1_lu_unpack_out_out(const at::Tensor & LU_data, const at::Tensor & LU_pivots, bool unpack_data, bool unpack_pivots, at::Tensor & P, at::Tensor & L, at::Tensor & U) {
+structured_lu_unpack_out_out op(P, L, U);
+op.meta(LU_data, LU_pivots, unpack_data, unpack_pivots);
+op.impl(LU_data, LU_pivots, unpack_data, unpack_pivots, op.maybe_get_output(0), op.maybe_get_output(1), op.maybe_get_output(2));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+if (op.proxy_outputs_[1].has_value()) op.outputs_[1].get().copy_(*op.proxy_outputs_[1]);
+if (op.proxy_outputs_[2].has_value()) op.outputs_[2].get().copy_(*op.proxy_outputs_[2]);
+return std::forward_as_tuple(P, L, U);
+}
+
+struct structured_lu_unpack_out_functional final : public ::foo::native::structured_lu_unpack_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 3> outputs_;
+};
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_PrivateUse1_lu_unpack(const at::Tensor & LU_data, const at::Tensor & LU_pivots, bool unpack_data, bool unpack_pivots) {
+structured_lu_unpack_out_functional op;
+op.meta(LU_data, LU_pivots, unpack_data, unpack_pivots);
+op.impl(LU_data, LU_pivots, unpack_data, unpack_pivots, op.outputs_[0], op.outputs_[1], op.outputs_[2]);
+return std::make_tuple(std::move(op.outputs_[0]), std::move(op.outputs_[1]), std::move(op.outputs_[2]));
+}
+
+struct structured_linalg_det_out_out final : public ::foo::native::structured_linalg_det_out {
+    structured_linalg_det_out_out(Tensor& out0, Tensor& out1, Tensor& out2) : outputs_{ std::ref(out0), std::ref(out1), std::ref(out2) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 3> outputs_;
+    std::array<::std::optional<Tensor>, 3> proxy_outputs_;
+};
+
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper_PrivateUse1__linalg_det_out_result(const at::Tensor & A, at::Tensor & result, at::Tensor & LU, at::Tensor & pivots) {
+structured_linalg_det_out_out op(result, LU, pivots);
+op.meta(A);
+op.impl(A, op.maybe_get_output(0), op.maybe_get_output(1), op.maybe_get_output(2));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+if (op.proxy_outputs_[1].has_value()) op.outputs_[1].get().copy_(*op.proxy_outputs_[1]);
+if (op.proxy_outputs_[2].has_value()) op.outputs_[2].get().copy_(*op.proxy_outputs_[2]);
+return std::forward_as_tuple(result, LU, pivots);
+}
+
+struct structured_linalg_det_out_functional final : public ::foo::native::structured_linalg_det_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 3> outputs_;
+};
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_PrivateUse1__linalg_det(const at::Tensor & A) {
+structured_linalg_det_out_functional op;
+op.meta(A);
+op.impl(A, op.outputs_[0], op.outputs_[1], op.outputs_[2]);
+return std::make_tuple(std::move(op.outputs_[0]), std::move(op.outputs_[1]), std::move(op.outputs_[2]));
 }
 
 struct structured_mean_out_out final : public ::foo::native::structured_mean_out {
@@ -1458,6 +1648,42 @@ at::Tensor wrapper_bmm(const at::Tensor & self, const at::Tensor & mat2) {
   return at::wrapper_PrivateUse1_bmm(self, mat2);
 }
 
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper_lu_unpack_out(const at::Tensor & LU_data, const at::Tensor & LU_pivots, bool unpack_data, bool unpack_pivots, at::Tensor & P, at::Tensor & L, at::Tensor & U) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::lu_unpack.out", "LU_data", LU_data, common_device_, false);
+  check_device("aten::lu_unpack.out", "LU_pivots", LU_pivots, common_device_, false);
+  check_device("aten::lu_unpack.out", "P", P, common_device_, false);
+  check_device("aten::lu_unpack.out", "L", L, common_device_, false);
+  check_device("aten::lu_unpack.out", "U", U, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_lu_unpack_out_out(LU_data, LU_pivots, unpack_data, unpack_pivots, P, L, U);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_lu_unpack(const at::Tensor & LU_data, const at::Tensor & LU_pivots, bool unpack_data, bool unpack_pivots) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::lu_unpack", "LU_data", LU_data, common_device_, false);
+  check_device("aten::lu_unpack", "LU_pivots", LU_pivots, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper__linalg_det_result(const at::Tensor & A, at::Tensor & result, at::Tensor & LU, at::Tensor & pivots) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_linalg_det.result", "A", A, common_device_, false);
+  check_device("aten::_linalg_det.result", "result", result, common_device_, false);
+  check_device("aten::_linalg_det.result", "LU", LU, common_device_, false);
+  check_device("aten::_linalg_det.result", "pivots", pivots, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1__linalg_det_out_result(A, result, LU, pivots);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper__linalg_det(const at::Tensor & A) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_linalg_det", "A", A, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1__linalg_det(A);
+}
+
 at::Tensor & wrapper_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::mean.out", "self", self, common_device_, false);
@@ -1872,6 +2098,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("eye.m_out", TORCH_FN(wrapper_eye_m_out));
   m.impl("bmm.out", TORCH_FN(wrapper_bmm_out));
   m.impl("bmm", TORCH_FN(wrapper_bmm));
+  m.impl("lu_unpack.out", TORCH_FN(wrapper_lu_unpack_out));
+  m.impl("lu_unpack", TORCH_FN(wrapper_lu_unpack));
+  m.impl("_linalg_det.result", TORCH_FN(wrapper__linalg_det_result));
+  m.impl("_linalg_det", TORCH_FN(wrapper__linalg_det));
   m.impl("mean.out", TORCH_FN(wrapper_mean_out));
   m.impl("mean.dim", TORCH_FN(wrapper_mean_dim));
   m.impl("max.dim_max", TORCH_FN(wrapper_max_dim_max));

@@ -13,6 +13,9 @@
 #include "native/amp_non_finite_check_and_unscale_.h"
 #include "native/arange_out.h"
 #include "native/nll_loss2d_backward_out.h"
+#include "native/linalg_qr_out.h"
+#include "native/cholesky_out.h"
+#include "native/linalg_lu_factor_ex_out.h"
 #include "native/prod_out.h"
 #include "native/_prelu_kernel.h"
 #include "native/convolution_overrideable.h"
@@ -41,6 +44,193 @@ namespace at {
 namespace {
 
 // torchgen's StructuredRegisterDispatchKey: meta() (ATen's checks, set_output) then impl().
+struct structured_linalg_qr_out_out final : public ::foo::native::structured_linalg_qr_out {
+    structured_linalg_qr_out_out(Tensor& out0, Tensor& out1) : outputs_{ std::ref(out0), std::ref(out1) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 2> outputs_;
+    std::array<::std::optional<Tensor>, 2> proxy_outputs_;
+};
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_PrivateUse1_linalg_qr_out_out(const at::Tensor & A, c10::string_view mode, at::Tensor & Q, at::Tensor & R) {
+structured_linalg_qr_out_out op(Q, R);
+op.meta(A, mode);
+op.impl(A, mode, op.maybe_get_output(0), op.maybe_get_output(1));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+if (op.proxy_outputs_[1].has_value()) op.outputs_[1].get().copy_(*op.proxy_outputs_[1]);
+return std::forward_as_tuple(Q, R);
+}
+
+struct structured_linalg_qr_out_functional final : public ::foo::native::structured_linalg_qr_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 2> outputs_;
+};
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_PrivateUse1_linalg_qr(const at::Tensor & A, c10::string_view mode) {
+structured_linalg_qr_out_functional op;
+op.meta(A, mode);
+op.impl(A, mode, op.outputs_[0], op.outputs_[1]);
+return std::make_tuple(std::move(op.outputs_[0]), std::move(op.outputs_[1]));
+}
+
+struct structured_linalg_lu_factor_ex_out_out final : public ::foo::native::structured_linalg_lu_factor_ex_out {
+    structured_linalg_lu_factor_ex_out_out(Tensor& out0, Tensor& out1, Tensor& out2) : outputs_{ std::ref(out0), std::ref(out1), std::ref(out2) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 3> outputs_;
+    std::array<::std::optional<Tensor>, 3> proxy_outputs_;
+};
+
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper_PrivateUse1_linalg_lu_factor_ex_out_out(const at::Tensor & A, bool pivot, bool check_errors, at::Tensor & LU, at::Tensor & pivots, at::Tensor & info) {
+structured_linalg_lu_factor_ex_out_out op(LU, pivots, info);
+op.meta(A, pivot, check_errors);
+op.impl(A, pivot, check_errors, op.maybe_get_output(0), op.maybe_get_output(1), op.maybe_get_output(2));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+if (op.proxy_outputs_[1].has_value()) op.outputs_[1].get().copy_(*op.proxy_outputs_[1]);
+if (op.proxy_outputs_[2].has_value()) op.outputs_[2].get().copy_(*op.proxy_outputs_[2]);
+return std::forward_as_tuple(LU, pivots, info);
+}
+
+struct structured_linalg_lu_factor_ex_out_functional final : public ::foo::native::structured_linalg_lu_factor_ex_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 3> outputs_;
+};
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_PrivateUse1_linalg_lu_factor_ex(const at::Tensor & A, bool pivot, bool check_errors) {
+structured_linalg_lu_factor_ex_out_functional op;
+op.meta(A, pivot, check_errors);
+op.impl(A, pivot, check_errors, op.outputs_[0], op.outputs_[1], op.outputs_[2]);
+return std::make_tuple(std::move(op.outputs_[0]), std::move(op.outputs_[1]), std::move(op.outputs_[2]));
+}
+
 struct structured_upsample_linear1d_out_out final : public ::foo::native::structured_upsample_linear1d_out {
     structured_upsample_linear1d_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
 
@@ -413,6 +603,56 @@ at::Tensor wrapper_nll_loss2d_backward(const at::Tensor & grad_output, const at:
   return grad_input;
 }
 
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_linalg_qr_out(const at::Tensor & A, c10::string_view mode, at::Tensor & Q, at::Tensor & R) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::linalg_qr.out", "A", A, common_device_, false);
+  check_device("aten::linalg_qr.out", "Q", Q, common_device_, false);
+  check_device("aten::linalg_qr.out", "R", R, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_linalg_qr_out_out(A, mode, Q, R);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_linalg_qr(const at::Tensor & A, c10::string_view mode) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::linalg_qr", "A", A, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_linalg_qr(A, mode);
+}
+
+at::Tensor & wrapper_cholesky_out(const at::Tensor & self, bool upper, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cholesky.out", "self", self, common_device_, false);
+  check_device("aten::cholesky.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::cholesky_out(self, upper, out);
+}
+
+at::Tensor wrapper_cholesky(const at::Tensor & self, bool upper) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cholesky", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::cholesky_out(self, upper, out);
+  return out;
+}
+
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper_linalg_lu_factor_ex_out(const at::Tensor & A, bool pivot, bool check_errors, at::Tensor & LU, at::Tensor & pivots, at::Tensor & info) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::linalg_lu_factor_ex.out", "A", A, common_device_, false);
+  check_device("aten::linalg_lu_factor_ex.out", "LU", LU, common_device_, false);
+  check_device("aten::linalg_lu_factor_ex.out", "pivots", pivots, common_device_, false);
+  check_device("aten::linalg_lu_factor_ex.out", "info", info, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_linalg_lu_factor_ex_out_out(A, pivot, check_errors, LU, pivots, info);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_linalg_lu_factor_ex(const at::Tensor & A, bool pivot, bool check_errors) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::linalg_lu_factor_ex", "A", A, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_linalg_lu_factor_ex(A, pivot, check_errors);
+}
+
 at::Tensor & wrapper_prod_out(const at::Tensor & self, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::prod.out", "self", self, common_device_, false);
@@ -673,6 +913,12 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("arange.start_out", TORCH_FN(wrapper_arange_start_out));
   m.impl("nll_loss2d_backward.grad_input", TORCH_FN(wrapper_nll_loss2d_backward_grad_input));
   m.impl("nll_loss2d_backward", TORCH_FN(wrapper_nll_loss2d_backward));
+  m.impl("linalg_qr.out", TORCH_FN(wrapper_linalg_qr_out));
+  m.impl("linalg_qr", TORCH_FN(wrapper_linalg_qr));
+  m.impl("cholesky.out", TORCH_FN(wrapper_cholesky_out));
+  m.impl("cholesky", TORCH_FN(wrapper_cholesky));
+  m.impl("linalg_lu_factor_ex.out", TORCH_FN(wrapper_linalg_lu_factor_ex_out));
+  m.impl("linalg_lu_factor_ex", TORCH_FN(wrapper_linalg_lu_factor_ex));
   m.impl("prod.out", TORCH_FN(wrapper_prod_out));
   m.impl("prod", TORCH_FN(wrapper_prod));
   m.impl("_prelu_kernel", TORCH_FN(wrapper__prelu_kernel));

@@ -14,6 +14,9 @@
 #include "native/nll_loss_forward_out.h"
 #include "native/nll_loss_backward_out.h"
 #include "native/dot_out.h"
+#include "native/linalg_solve_triangular_out.h"
+#include "native/linalg_solve_ex_out.h"
+#include "native/linalg_inv_ex_out.h"
 #include "native/amax_out.h"
 #include "native/max_unary_out.h"
 #include "native/fused_rms_norm_backward.h"
@@ -223,6 +226,194 @@ structured_nll_loss_backward_out_functional op;
 op.meta(grad_output, self, target, ((weight.has_value() && (*weight).defined()) ? at::OptionalTensorRef(*weight) : at::OptionalTensorRef()), reduction, ignore_index, total_weight);
 op.impl(grad_output, self, target, ((weight.has_value() && (*weight).defined()) ? at::OptionalTensorRef(*weight) : at::OptionalTensorRef()), reduction, ignore_index, total_weight, op.outputs_[0]);
 return std::move(op.outputs_[0]);
+}
+
+struct structured_linalg_solve_ex_out_out final : public ::foo::native::structured_linalg_solve_ex_out {
+    structured_linalg_solve_ex_out_out(Tensor& out0, Tensor& out1, Tensor& out2, Tensor& out3) : outputs_{ std::ref(out0), std::ref(out1), std::ref(out2), std::ref(out3) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 4> outputs_;
+    std::array<::std::optional<Tensor>, 4> proxy_outputs_;
+};
+
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &,at::Tensor &> wrapper_PrivateUse1__linalg_solve_ex_out_result(const at::Tensor & A, const at::Tensor & B, bool left, bool check_errors, at::Tensor & result, at::Tensor & LU, at::Tensor & pivots, at::Tensor & info) {
+structured_linalg_solve_ex_out_out op(result, LU, pivots, info);
+op.meta(A, B, left, check_errors);
+op.impl(A, B, left, check_errors, op.maybe_get_output(0), op.maybe_get_output(1), op.maybe_get_output(2), op.maybe_get_output(3));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+if (op.proxy_outputs_[1].has_value()) op.outputs_[1].get().copy_(*op.proxy_outputs_[1]);
+if (op.proxy_outputs_[2].has_value()) op.outputs_[2].get().copy_(*op.proxy_outputs_[2]);
+if (op.proxy_outputs_[3].has_value()) op.outputs_[3].get().copy_(*op.proxy_outputs_[3]);
+return std::forward_as_tuple(result, LU, pivots, info);
+}
+
+struct structured_linalg_solve_ex_out_functional final : public ::foo::native::structured_linalg_solve_ex_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 4> outputs_;
+};
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor> wrapper_PrivateUse1__linalg_solve_ex(const at::Tensor & A, const at::Tensor & B, bool left, bool check_errors) {
+structured_linalg_solve_ex_out_functional op;
+op.meta(A, B, left, check_errors);
+op.impl(A, B, left, check_errors, op.outputs_[0], op.outputs_[1], op.outputs_[2], op.outputs_[3]);
+return std::make_tuple(std::move(op.outputs_[0]), std::move(op.outputs_[1]), std::move(op.outputs_[2]), std::move(op.outputs_[3]));
+}
+
+struct structured_linalg_inv_ex_out_out final : public ::foo::native::structured_linalg_inv_ex_out {
+    structured_linalg_inv_ex_out_out(Tensor& out0, Tensor& out1) : outputs_{ std::ref(out0), std::ref(out1) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 2> outputs_;
+    std::array<::std::optional<Tensor>, 2> proxy_outputs_;
+};
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_PrivateUse1_linalg_inv_ex_out_inverse(const at::Tensor & A, bool check_errors, at::Tensor & inverse, at::Tensor & info) {
+structured_linalg_inv_ex_out_out op(inverse, info);
+op.meta(A, check_errors);
+op.impl(A, check_errors, op.maybe_get_output(0), op.maybe_get_output(1));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+if (op.proxy_outputs_[1].has_value()) op.outputs_[1].get().copy_(*op.proxy_outputs_[1]);
+return std::forward_as_tuple(inverse, info);
+}
+
+struct structured_linalg_inv_ex_out_functional final : public ::foo::native::structured_linalg_inv_ex_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 2> outputs_;
+};
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_PrivateUse1_linalg_inv_ex(const at::Tensor & A, bool check_errors) {
+structured_linalg_inv_ex_out_functional op;
+op.meta(A, check_errors);
+op.impl(A, check_errors, op.outputs_[0], op.outputs_[1]);
+return std::make_tuple(std::move(op.outputs_[0]), std::move(op.outputs_[1]));
 }
 
 struct structured_amax_out_out final : public ::foo::native::structured_amax_out {
@@ -852,6 +1043,61 @@ at::Tensor wrapper_dot(const at::Tensor & self, const at::Tensor & tensor) {
   return out;
 }
 
+at::Tensor & wrapper_linalg_solve_triangular_out(const at::Tensor & self, const at::Tensor & B, bool upper, bool left, bool unitriangular, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::linalg_solve_triangular.out", "self", self, common_device_, false);
+  check_device("aten::linalg_solve_triangular.out", "B", B, common_device_, false);
+  check_device("aten::linalg_solve_triangular.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::linalg_solve_triangular_out(self, B, upper, left, unitriangular, out);
+}
+
+at::Tensor wrapper_linalg_solve_triangular(const at::Tensor & self, const at::Tensor & B, bool upper, bool left, bool unitriangular) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::linalg_solve_triangular", "self", self, common_device_, false);
+  check_device("aten::linalg_solve_triangular", "B", B, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::linalg_solve_triangular_out(self, B, upper, left, unitriangular, out);
+  return out;
+}
+
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &,at::Tensor &> wrapper__linalg_solve_ex_result(const at::Tensor & A, const at::Tensor & B, bool left, bool check_errors, at::Tensor & result, at::Tensor & LU, at::Tensor & pivots, at::Tensor & info) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_linalg_solve_ex.result", "A", A, common_device_, false);
+  check_device("aten::_linalg_solve_ex.result", "B", B, common_device_, false);
+  check_device("aten::_linalg_solve_ex.result", "result", result, common_device_, false);
+  check_device("aten::_linalg_solve_ex.result", "LU", LU, common_device_, false);
+  check_device("aten::_linalg_solve_ex.result", "pivots", pivots, common_device_, false);
+  check_device("aten::_linalg_solve_ex.result", "info", info, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1__linalg_solve_ex_out_result(A, B, left, check_errors, result, LU, pivots, info);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor> wrapper__linalg_solve_ex(const at::Tensor & A, const at::Tensor & B, bool left, bool check_errors) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_linalg_solve_ex", "A", A, common_device_, false);
+  check_device("aten::_linalg_solve_ex", "B", B, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1__linalg_solve_ex(A, B, left, check_errors);
+}
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_linalg_inv_ex_inverse(const at::Tensor & A, bool check_errors, at::Tensor & inverse, at::Tensor & info) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::linalg_inv_ex.inverse", "A", A, common_device_, false);
+  check_device("aten::linalg_inv_ex.inverse", "inverse", inverse, common_device_, false);
+  check_device("aten::linalg_inv_ex.inverse", "info", info, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_linalg_inv_ex_out_inverse(A, check_errors, inverse, info);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_linalg_inv_ex(const at::Tensor & A, bool check_errors) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::linalg_inv_ex", "A", A, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_linalg_inv_ex(A, check_errors);
+}
+
 at::Tensor & wrapper_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool keepdim, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::amax.out", "self", self, common_device_, false);
@@ -1134,6 +1380,12 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("nll_loss_backward", TORCH_FN(wrapper_nll_loss_backward));
   m.impl("dot.out", TORCH_FN(wrapper_dot_out));
   m.impl("dot", TORCH_FN(wrapper_dot));
+  m.impl("linalg_solve_triangular.out", TORCH_FN(wrapper_linalg_solve_triangular_out));
+  m.impl("linalg_solve_triangular", TORCH_FN(wrapper_linalg_solve_triangular));
+  m.impl("_linalg_solve_ex.result", TORCH_FN(wrapper__linalg_solve_ex_result));
+  m.impl("_linalg_solve_ex", TORCH_FN(wrapper__linalg_solve_ex));
+  m.impl("linalg_inv_ex.inverse", TORCH_FN(wrapper_linalg_inv_ex_inverse));
+  m.impl("linalg_inv_ex", TORCH_FN(wrapper_linalg_inv_ex));
   m.impl("amax.out", TORCH_FN(wrapper_amax_out));
   m.impl("amax", TORCH_FN(wrapper_amax));
   m.impl("max.unary_out", TORCH_FN(wrapper_max_unary_out));

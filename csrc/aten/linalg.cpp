@@ -1,0 +1,401 @@
+// Dense linear algebra on foo (kernels/linalg.cu): linalg_qr, linalg_cholesky_ex, triangular_solve
+// and linalg_solve_triangular, _cholesky_solve_helper (what cholesky_solve calls), and LU:
+// linalg_lu_factor_ex, linalg_lu_solve and what the CPU builds on them (_linalg_solve_ex,
+// linalg_inv_ex, _linalg_det, _linalg_slogdet: the CPU's impl() bodies, on these kernels). The
+// structured ones get ATen's meta checks, shapes and column-major output strides;
+// linalg_solve_triangular and _cholesky_solve_helper replay the CPU's checks (LinearAlgebraUtils.h). float32 and float64; complex
+// raises NotImplementedError. The composites above them (torch.linalg.cholesky's error from
+// `info`, cholesky_solve's broadcasting, the derivative formulas) run unchanged on these.
+#include <ATen/ATen.h>
+#include <ATen/MemoryOverlap.h>
+#include <ATen/native/LinearAlgebraUtils.h>
+#include <ATen/native/Resize.h>
+
+#include <optional>
+
+#include "aten/kernel_dtype.h"
+#include "kernels/linalg.h"
+#include "native/cholesky_out.h"
+#include "native/cholesky_solve_helper.h"
+#include "native/linalg_cholesky_ex_out.h"
+#include "native/linalg_det_out.h"
+#include "native/linalg_inv_ex_out.h"
+#include "native/linalg_lu_factor_ex_out.h"
+#include "native/linalg_lu_solve_out.h"
+#include "native/linalg_qr_out.h"
+#include "native/linalg_slogdet_out.h"
+#include "native/linalg_solve_ex_out.h"
+#include "native/linalg_solve_triangular_out.h"
+#include "native/lu_unpack_out.h"
+#include "native/triangular_solve_out.h"
+#include "runtime/stream.h"
+
+namespace foo::native {
+namespace {
+
+using foo::kernels::LinalgMatrix;
+
+constexpr uint32_t kLinalgTypes =
+    foo::kernels::dtype_bit(foo::kernels::DType::Float32) | foo::kernels::dtype_bit(foo::kernels::DType::Float64);
+
+foo::kernels::Stream stream_of(const at::Tensor& t) { return foo::runtime::current_native_stream(t.device().index()); }
+
+// The one stride that walks t's batch dims in order (row-major over them), if there is one: dims
+// of size 1 do not count, an expanded (stride 0) batch is one. A 2-D tensor has batch stride 0.
+std::optional<int64_t> batch_stride(const at::Tensor& t) {
+  int64_t stride = 0, extent = 1;
+  bool found = false;
+  for (int64_t d = t.dim() - 3; d >= 0; --d) {
+    if (t.size(d) == 1) continue;
+    if (!found) {
+      stride = t.stride(d);
+      extent = t.size(d);
+      found = true;
+    } else if (t.stride(d) == stride * extent) {
+      extent *= t.size(d);
+    } else {
+      return std::nullopt;
+    }
+  }
+  return stride;
+}
+
+// For reading: t itself when its batch dims walk with one stride, else a contiguous copy.
+at::Tensor readable(const at::Tensor& t) { return batch_stride(t) ? t : t.contiguous(); }
+
+LinalgMatrix matrix_of(const at::Tensor& t) {
+  const auto bs = batch_stride(t);
+  TORCH_INTERNAL_ASSERT(bs.has_value(), "linalg: batch dims of ", t.sizes(), " / ", t.strides(), " do not collapse");
+  return {t.numel() == 0 ? nullptr : t.data_ptr(), *bs, t.stride(-2), t.stride(-1)};
+}
+
+LinalgMatrix transposed(LinalgMatrix m) {
+  std::swap(m.row_stride, m.col_stride);
+  return m;
+}
+
+at::Tensor empty_column_major(at::IntArrayRef sizes, const at::TensorOptions& options) {
+  return at::empty_strided(sizes, at::native::batched_matrix_contiguous_strides(sizes, /*f_contig=*/true), options);
+}
+
+// Where a kernel writes `out`: out itself when its batch dims collapse and it overlaps none of
+// `inputs`, else a column-major temporary the caller copies into out.
+at::Tensor writable(const at::Tensor& out, std::initializer_list<at::Tensor> inputs = {}) {
+  bool ok = batch_stride(out).has_value() && at::has_internal_overlap(out) == at::MemOverlap::No;
+  for (const at::Tensor& t : inputs) {
+    ok = ok && !(t.defined() && at::get_overlap_status(out, t) != at::MemOverlapStatus::No);
+  }
+  return ok ? out : empty_column_major(out.sizes(), out.options());
+}
+
+void copy_back(const at::Tensor& out, const at::Tensor& target) {
+  if (!target.is_same(out)) out.copy_(target);
+}
+
+// x <- op(a)^-1 x in place: a [..., n, n] triangular (lower, unit diagonal), broadcast over x's
+// batch [..., n, k]; transpose solves with a^T. x's batch dims must collapse (writable()).
+void solve_in_place(const at::Tensor& a, const at::Tensor& x, bool lower, bool transpose, bool unit) {
+  if (x.numel() == 0) return;
+  at::DimVector a_sizes(x.sizes().begin(), x.sizes().end() - 2);
+  a_sizes.push_back(a.size(-2));
+  a_sizes.push_back(a.size(-1));
+  const at::Tensor ar = readable(a.expand(a_sizes));
+  foo::kernels::TriangularSolveArgs args{};
+  args.dtype = kernel_dtype(x.scalar_type());
+  args.batch = at::native::batchCount(x);
+  args.n = x.size(-2);
+  args.k = x.size(-1);
+  args.a = transpose ? transposed(matrix_of(ar)) : matrix_of(ar);
+  args.x = matrix_of(x);
+  args.lower = transpose ? !lower : lower;
+  args.unit = unit;
+  FOO_CALL_KERNEL(linalg_triangular_solve, stream_of(x), args);
+}
+
+// The Cholesky factor of l (holding A; its batch dims must collapse) in place, the other triangle
+// zeroed; info (int32, contiguous, one per matrix) as LAPACK's potrf.
+void cholesky_in_place(const at::Tensor& l, const at::Tensor& info, bool upper) {
+  foo::kernels::CholeskyArgs args{};
+  args.dtype = kernel_dtype(l.scalar_type());
+  args.batch = at::native::batchCount(l);
+  args.n = l.size(-1);
+  // An upper factor U = L^T is the lower factor of the transposed view: its "lower triangle" is
+  // U's upper one, read from A's upper triangle as the CPU's potrf('U') does.
+  args.a = upper ? transposed(matrix_of(l)) : matrix_of(l);
+  args.info = info.data_ptr<int32_t>();
+  FOO_CALL_KERNEL(linalg_cholesky, stream_of(l), args);
+}
+
+// x <- P^T x (reverse: P x) for LAPACK's interchanges `pivots`, broadcast over x's batch: laswp.
+void apply_pivots(const at::Tensor& pivots, const at::Tensor& x, bool reverse) {
+  if (x.numel() == 0) return;
+  at::DimVector p_sizes(x.sizes().begin(), x.sizes().end() - 2);
+  p_sizes.push_back(pivots.size(-1));
+  const at::Tensor piv = pivots.expand(p_sizes).contiguous();
+  foo::kernels::PivotArgs p{};
+  p.dtype = kernel_dtype(x.scalar_type());
+  p.batch = at::native::batchCount(x);
+  p.n = x.size(-2);
+  p.k = x.size(-1);
+  p.npiv = piv.size(-1);
+  p.x = matrix_of(x);
+  p.pivots = piv.const_data_ptr<int32_t>();
+  p.reverse = reverse;
+  FOO_CALL_KERNEL(linalg_apply_pivots, stream_of(x), p);
+}
+
+// x <- A^-1 x (adjoint: A^-T x) for A = P L U given as LAPACK's (lu, pivots), as getrs: the
+// interchanges, then L (unit lower) and U; adjoint: U^T, L^T, then the interchanges in reverse.
+// lu and pivots broadcast over x's batch; x's batch dims must collapse.
+void lu_solve_in_place(const at::Tensor& lu, const at::Tensor& pivots, const at::Tensor& x, bool adjoint) {
+  if (x.numel() == 0) return;
+  if (!adjoint) {
+    apply_pivots(pivots, x, /*reverse=*/false);
+    solve_in_place(lu, x, /*lower=*/true, /*transpose=*/false, /*unit=*/true);
+    solve_in_place(lu, x, /*lower=*/false, /*transpose=*/false, /*unit=*/false);
+  } else {
+    solve_in_place(lu, x, /*lower=*/false, /*transpose=*/true, /*unit=*/false);
+    solve_in_place(lu, x, /*lower=*/true, /*transpose=*/true, /*unit=*/true);
+    apply_pivots(pivots, x, /*reverse=*/true);
+  }
+}
+
+// The sign of the permutation of LAPACK's pivots: -1 for an odd number of interchanges (the CPU's
+// lu_det_P, on native ops).
+at::Tensor lu_det_P(const at::Tensor& pivots) {
+  return (at::arange(1, pivots.size(-1) + 1, pivots.options()) != pivots)
+      .sum(-1, /*keepdim=*/false, /*dtype=*/at::kLong)
+      .fmod_(2)
+      .mul_(-2)
+      .add_(1);
+}
+
+}  // namespace
+
+TORCH_IMPL_FUNC(linalg_qr_out)(const at::Tensor& A, c10::string_view mode, const at::Tensor& Q, const at::Tensor& R) {
+  check_kernel_dtype("linalg_qr", A.scalar_type(), kLinalgTypes);
+  const auto [compute_q, reduced] = at::native::_parse_qr_mode(mode);
+  (void)reduced;  // the meta function sized Q and R
+  const int64_t batch = at::native::batchCount(A);
+  const bool want_q = compute_q && Q.numel() > 0;
+  if (batch == 0 || (R.numel() == 0 && !want_q)) return;
+  // The factorisation's workspace, row-major: the trailing updates run a thread per column, so
+  // neighbouring threads read neighbouring elements.
+  const at::Tensor work = at::empty(A.sizes(), A.options().memory_format(at::MemoryFormat::Contiguous));
+  work.copy_(A);
+  const int64_t m = A.size(-2), n = A.size(-1);
+  const at::Tensor tau = at::empty({batch, std::min(m, n)}, A.options());
+  const at::Tensor r = R.numel() > 0 ? writable(R) : R;
+  const at::Tensor q = want_q ? writable(Q) : Q;
+  foo::kernels::QrArgs args{};
+  args.dtype = kernel_dtype(A.scalar_type());
+  args.batch = batch;
+  args.m = m;
+  args.n = n;
+  args.a = matrix_of(work);
+  args.tau = tau.numel() == 0 ? nullptr : tau.data_ptr();
+  args.r_rows = R.size(-2);
+  args.r = R.numel() > 0 ? matrix_of(r) : LinalgMatrix{nullptr, 0, 0, 0};
+  args.q_cols = want_q ? Q.size(-1) : 0;
+  args.q = want_q ? matrix_of(q) : LinalgMatrix{nullptr, 0, 0, 0};
+  FOO_CALL_KERNEL(linalg_qr, stream_of(A), args);
+  if (R.numel() > 0) copy_back(R, r);
+  if (want_q) copy_back(Q, q);
+}
+
+TORCH_IMPL_FUNC(linalg_cholesky_ex_out)(const at::Tensor& A, bool upper, bool check_errors, const at::Tensor& L,
+                                        const at::Tensor& info) {
+  check_kernel_dtype("linalg_cholesky", A.scalar_type(), kLinalgTypes);
+  if (L.numel() == 0) {
+    info.zero_();
+    return;
+  }
+  const at::Tensor l = writable(L, {A});
+  l.copy_(A);
+  const at::Tensor inf = info.is_contiguous() ? info : at::empty(info.sizes(), info.options());
+  cholesky_in_place(l, inf, upper);
+  copy_back(L, l);
+  copy_back(info, inf);
+  if (check_errors) at::_linalg_check_errors(info, "linalg.cholesky_ex", A.dim() == 2);
+}
+
+TORCH_IMPL_FUNC(triangular_solve_out)(const at::Tensor& self, const at::Tensor& A, bool upper, bool transpose,
+                                      bool unitriangular, const at::Tensor& result, const at::Tensor& clone_A) {
+  check_kernel_dtype("triangular_solve", self.scalar_type(), kLinalgTypes);
+  const auto [self_b, A_b] = at::native::_linalg_broadcast_batch_dims(self, A, "triangular_solve");
+  const at::Tensor x = writable(result, {self, A});
+  const at::Tensor a = writable(clone_A, {self, A});
+  x.copy_(self_b);
+  a.copy_(A_b);
+  solve_in_place(a, x, /*lower=*/!upper, transpose, unitriangular);
+  copy_back(result, x);
+  copy_back(clone_A, a);
+}
+
+at::Tensor& linalg_solve_triangular_out(const at::Tensor& A, const at::Tensor& B, bool upper, bool left,
+                                        bool unitriangular, at::Tensor& out) {
+  at::native::checkInputsSolver(A, B, left, "linalg.solve_triangular");
+  const auto [B_, A_] = at::native::_linalg_broadcast_batch_dims(B, A, /*name=*/nullptr);
+  if (!out.defined()) {
+    out = empty_column_major(B_.sizes(), B.options());
+  } else {
+    at::native::resize_output(out, B_.sizes());
+  }
+  check_kernel_dtype("linalg_solve_triangular", out.scalar_type(), kLinalgTypes);
+  if (out.numel() == 0) return out;
+  const at::Tensor x = writable(out, {A});
+  x.copy_(B_);
+  const at::Tensor a = A_.scalar_type() == out.scalar_type() ? A_ : A_.to(out.scalar_type());
+  if (left) {
+    solve_in_place(a, x, /*lower=*/!upper, /*transpose=*/false, unitriangular);
+  } else {
+    // X A = B is A^T X^T = B^T: the transposed views of both, A^T lower when A is upper.
+    solve_in_place(a, x.mT(), /*lower=*/!upper, /*transpose=*/true, unitriangular);
+  }
+  copy_back(out, x);
+  return out;
+}
+
+// The deprecated torch.cholesky: the CPU's checks, warning and error ("cholesky: The
+// factorization could not be completed ..."), on the Cholesky kernel.
+at::Tensor& cholesky_out(const at::Tensor& self, bool upper, at::Tensor& out) {
+  TORCH_WARN_ONCE(
+      "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be ", "removed in a future PyTorch release.\n",
+      "L = torch.cholesky(A)\n", "should be replaced with\n", "L = torch.linalg.cholesky(A)\n", "and\n",
+      "U = torch.cholesky(A, upper=True)\n", "should be replaced with\n", "U = torch.linalg.cholesky(A).mH\n",
+      "This transform will produce equivalent results for all valid (symmetric positive definite) inputs.");
+  if (out.defined()) at::native::checkLinalgCompatibleDtype("cholesky", out, self);
+  at::Tensor result;
+  if (self.numel() == 0) {
+    result = at::empty_like(self, at::MemoryFormat::Contiguous);
+  } else {
+    at::native::squareCheckInputs(self, "cholesky");
+    check_kernel_dtype("cholesky", self.scalar_type(), kLinalgTypes);
+    result = at::native::cloneBatchedColumnMajor(self);
+    const at::Tensor info = at::empty(self.sizes().slice(0, self.dim() - 2), self.options().dtype(at::kInt));
+    cholesky_in_place(result, info, upper);
+    at::_linalg_check_errors(info, "cholesky", self.dim() == 2);
+  }
+  if (!out.defined()) {
+    out = result;
+  } else {
+    at::native::resize_output(out, result.sizes());
+    out.copy_(result);
+  }
+  return out;
+}
+
+at::Tensor cholesky_solve_helper(const at::Tensor& self, const at::Tensor& A, bool upper) {
+  check_kernel_dtype("cholesky_solve", self.scalar_type(), kLinalgTypes);
+  at::Tensor x = at::native::cloneBatchedColumnMajor(self);
+  // A = L L^T: L y = b, then L^T x = y; A = U^T U: U^T y = b, then U x = y.
+  solve_in_place(A, x, /*lower=*/!upper, /*transpose=*/upper, /*unit=*/false);
+  solve_in_place(A, x, /*lower=*/!upper, /*transpose=*/!upper, /*unit=*/false);
+  return x;
+}
+
+TORCH_IMPL_FUNC(linalg_lu_factor_ex_out)(const at::Tensor& A, bool pivot, bool check_errors, const at::Tensor& LU,
+                                          const at::Tensor& pivots, const at::Tensor& info) {
+  if (A.numel() == 0) {
+    info.zero_();  // one element for a 0 x 0 matrix
+    return;
+  }
+  check_kernel_dtype("linalg_lu_factor", A.scalar_type(), kLinalgTypes);
+  const at::Tensor lu = writable(LU, {A});
+  lu.copy_(A);
+  const at::Tensor piv = pivots.is_contiguous() ? pivots : at::empty(pivots.sizes(), pivots.options());
+  const at::Tensor inf = info.is_contiguous() ? info : at::empty(info.sizes(), info.options());
+  foo::kernels::LuArgs args{};
+  args.dtype = kernel_dtype(A.scalar_type());
+  args.batch = at::native::batchCount(A);
+  args.m = A.size(-2);
+  args.n = A.size(-1);
+  args.a = matrix_of(lu);
+  args.pivots = piv.data_ptr<int32_t>();
+  args.info = inf.data_ptr<int32_t>();
+  args.pivot = pivot;
+  FOO_CALL_KERNEL(linalg_lu, stream_of(A), args);
+  copy_back(LU, lu);
+  copy_back(pivots, piv);
+  copy_back(info, inf);
+  if (check_errors) at::_linalg_check_errors(info, "torch.linalg.lu_factor_ex", A.dim() == 2);
+}
+
+TORCH_IMPL_FUNC(linalg_lu_solve_out)(const at::Tensor& LU, const at::Tensor& pivots, const at::Tensor& B, bool left,
+                                     bool adjoint, const at::Tensor& result) {
+  if (result.numel() == 0) return;
+  check_kernel_dtype("linalg_lu_solve", LU.scalar_type(), kLinalgTypes);
+  const at::Tensor x = writable(result, {LU, pivots, B});
+  x.copy_(B);
+  // X A = B is A^T X^T = B^T: the transposed view, with adjoint flipped.
+  lu_solve_in_place(LU, pivots, left ? x : x.mT(), left ? adjoint : !adjoint);
+  copy_back(result, x);
+}
+
+TORCH_IMPL_FUNC(linalg_solve_ex_out)(const at::Tensor& A, const at::Tensor& B, bool left, bool check_errors,
+                                     const at::Tensor& result, const at::Tensor& LU, const at::Tensor& pivots,
+                                     const at::Tensor& info) {
+  // torch 2.13's CPU factors A itself whatever its layout (older releases factored a row-major A
+  // as A^T and solved with adjoint); linalg_solve's backward reuses these LU and pivots, so they
+  // must be A's: checked against the CPU in tests/test_linalg.py.
+  at::linalg_lu_factor_ex_out(const_cast<at::Tensor&>(LU), const_cast<at::Tensor&>(pivots),
+                              const_cast<at::Tensor&>(info), A);
+  if (check_errors) at::_linalg_check_errors(info, "torch.linalg.solve_ex", A.dim() == 2);
+  const bool vector_case = at::native::linalg_solve_is_vector_rhs(LU, B);
+  at::Tensor result_ = vector_case ? result.unsqueeze(-1) : result;
+  const at::Tensor B_ = vector_case ? B.unsqueeze(-1) : B;
+  at::linalg_lu_solve_out(result_, LU, pivots, B_, left, /*adjoint=*/false);
+}
+
+TORCH_IMPL_FUNC(linalg_inv_ex_out)(const at::Tensor& A, bool check_errors, const at::Tensor& result,
+                                   const at::Tensor& info) {
+  result.zero_();
+  result.diagonal(0, -2, -1).fill_(1.);
+  at::linalg_solve_ex_out(const_cast<at::Tensor&>(result), const_cast<at::Tensor&>(info), A, result, /*left=*/true);
+  if (check_errors) at::_linalg_check_errors(info, "linalg.inv_ex", A.dim() == 2);
+}
+
+TORCH_IMPL_FUNC(linalg_det_out)(const at::Tensor& A, const at::Tensor& result, const at::Tensor& LU,
+                                const at::Tensor& pivots) {
+  at::Tensor info = at::empty({0}, A.options().dtype(at::kInt));
+  // det(A^T) = det(A): a row-major A is factored as its column-major transpose, as the CPU does.
+  at::linalg_lu_factor_ex_out(const_cast<at::Tensor&>(LU), const_cast<at::Tensor&>(pivots), info,
+                              A.is_contiguous() && !A.is_complex() ? A.mH() : A);
+  at::mul_out(const_cast<at::Tensor&>(result), lu_det_P(pivots), at::prod(LU.diagonal(0, -2, -1), /*dim=*/-1));
+}
+
+TORCH_IMPL_FUNC(linalg_slogdet_out)(const at::Tensor& A, const at::Tensor& sign, const at::Tensor& logabsdet,
+                                    const at::Tensor& LU, const at::Tensor& pivots) {
+  at::Tensor info = at::empty({0}, A.options().dtype(at::kInt));
+  at::linalg_lu_factor_ex_out(const_cast<at::Tensor&>(LU), const_cast<at::Tensor&>(pivots), info,
+                              A.is_contiguous() && !A.is_complex() ? A.mH() : A);
+  const at::Tensor diag_U = LU.diagonal(0, -2, -1);
+  at::mul_out(const_cast<at::Tensor&>(sign), diag_U.sgn().prod(-1), lu_det_P(pivots));
+  at::sum_out(const_cast<at::Tensor&>(logabsdet), diag_U.abs().log_(), -1);
+}
+
+TORCH_IMPL_FUNC(lu_unpack_out)(const at::Tensor& LU, const at::Tensor& pivots, bool unpack_data, bool unpack_pivots,
+                               const at::Tensor& P, const at::Tensor& L, const at::Tensor& U) {
+  const int64_t m = LU.size(-2), n = LU.size(-1);
+  if (unpack_data) {  // the CPU's: L = tril(LU, -1) + I, U = triu(LU), in an order safe when LU is L or U
+    if (m > n || LU.is_same(L)) {
+      at::triu_out(const_cast<at::Tensor&>(U), m == n ? LU : LU.narrow(-2, 0, n), 0);
+      at::tril_out(const_cast<at::Tensor&>(L), LU, -1);
+      L.diagonal(0, -2, -1).fill_(1.);
+    } else {
+      at::tril_out(const_cast<at::Tensor&>(L), m == n ? LU : LU.narrow(-1, 0, m), -1);
+      L.diagonal(0, -2, -1).fill_(1.);
+      at::triu_out(const_cast<at::Tensor&>(U), LU, 0);
+    }
+  }
+  if (unpack_pivots && P.numel() > 0) {
+    // The interchanges applied to the identity give P^T (getrs applies them to compute P^T B).
+    check_kernel_dtype("lu_unpack", P.scalar_type(), kLinalgTypes);
+    at::DimVector sizes(P.sizes().begin(), P.sizes().end());
+    const at::Tensor pt = at::eye(m, P.options()).expand(sizes).contiguous();
+    apply_pivots(pivots, pt, /*reverse=*/false);
+    P.copy_(pt.mT());
+  }
+}
+
+}  // namespace foo::native

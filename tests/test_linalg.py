@@ -1,0 +1,507 @@
+"""Dense linear algebra on foo (csrc/kernels/linalg.cu, csrc/aten/linalg.cpp): linalg_qr,
+linalg_cholesky_ex, linalg_solve_triangular / triangular_solve and cholesky_solve, against float64
+CPU references, for what the OpInfo samples miss: batches (several batch dims, broadcasting), sizes
+1..130, ill-conditioned inputs, non-positive-definite Cholesky `info` and its error, layouts and
+out=, gradients, and nn.init.orthogonal_ staying on the device. Every foo call runs with the CPU
+fallback forbidden (foo_kernels_only).
+
+Test matrices have known condition numbers: `conditioned(m, n, cond)` is U diag(s) V^T with U, V
+random orthogonal (float64 CPU QR of a Gaussian) and s log-spaced from 1 down to 1/cond, so
+cond_2 = cond exactly (up to float64 rounding). Tolerances are stated per test as multiples of
+cond * eps of the dtype; the forward errors of QR (of Q and R), Cholesky and triangular solves are
+bounded by about cond * eps * (a small multiple of n)."""
+
+import pytest
+import torch
+
+from conftest import foo_kernels_only
+
+DTYPES = [torch.float32, torch.float64]
+EPS = {torch.float32: torch.finfo(torch.float32).eps, torch.float64: torch.finfo(torch.float64).eps}
+
+
+def _gen(seed):
+    return torch.Generator().manual_seed(seed)
+
+
+def random_orthogonal(n, g):
+    q, r = torch.linalg.qr(torch.randn(n, n, dtype=torch.float64, generator=g))
+    return q * torch.sign(torch.diagonal(r))
+
+
+def conditioned(m, n, cond, batch=(), seed=0):
+    """float64 CPU matrices [*batch, m, n] with 2-norm condition number `cond`."""
+    g = _gen(seed)
+    k = min(m, n)
+    out = torch.empty(*batch, m, n, dtype=torch.float64)
+    flat = out.view(-1, m, n)
+    for b in range(flat.shape[0]):
+        s = torch.logspace(0, -torch.log10(torch.tensor(float(cond))).item(), k, dtype=torch.float64) if k > 1 else \
+            torch.ones(k, dtype=torch.float64)
+        flat[b] = random_orthogonal(m, g)[:, :k] @ torch.diag(s) @ random_orthogonal(n, g)[:, :k].T
+    return out
+
+
+def spd(n, cond, batch=(), seed=0):
+    """Symmetric positive-definite [*batch, n, n], eigenvalues log-spaced in [1/cond, 1]."""
+    g = _gen(seed)
+    out = torch.empty(*batch, n, n, dtype=torch.float64)
+    flat = out.view(-1, n, n)
+    for b in range(flat.shape[0]):
+        u = random_orthogonal(n, g)
+        s = torch.logspace(0, -torch.log10(torch.tensor(float(cond))).item(), n, dtype=torch.float64)
+        a = u @ torch.diag(s) @ u.T
+        flat[b] = (a + a.T) / 2
+    return out
+
+
+def triangular(n, upper, cond_diag=10.0, batch=(), seed=0, unit=False):
+    """A well-conditioned triangular matrix: diagonal in [1, cond_diag] with random signs,
+    off-diagonal entries N(0, 1/n) (cond_2 stays within a small multiple of cond_diag)."""
+    g = _gen(seed)
+    a = torch.randn(*batch, n, n, dtype=torch.float64, generator=g) / max(n, 1) ** 0.5
+    d = torch.exp(torch.rand(*batch, n, dtype=torch.float64, generator=g) * torch.log(torch.tensor(cond_diag)))
+    d = d * torch.where(torch.rand(*batch, n, generator=g) < 0.5, -1.0, 1.0).double()
+    a = a.triu(1) if upper else a.tril(-1)
+    return a + torch.diag_embed(torch.ones_like(d) if unit else d)
+
+
+def on_foo(t, dtype):
+    return t.to(dtype).to("foo")
+
+
+# ---- QR ----------------------------------------------------------------------------------------
+
+QR_SHAPES = [(1, 1), (2, 1), (1, 3), (5, 3), (3, 5), (17, 17), (33, 9), (9, 33), (64, 64), (100, 37), (37, 100),
+             (130, 130), (130, 7)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
+@pytest.mark.parametrize("shape", QR_SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_qr_matches_float64_reference(shape, mode, dtype):
+    """cond(A) = 100. Q and R equal LAPACK's (same reflector signs) within 20 * cond * eps *
+    sqrt(n) of the float64 result; Q is orthogonal and Q R = A to a few eps (backward stable)."""
+    m, n = shape
+    cond = 100.0
+    a64 = conditioned(m, n, cond, seed=m * 1000 + n)
+    a = a64.to(dtype)
+    q_ref, r_ref = torch.linalg.qr(a.double(), mode=mode)
+    with foo_kernels_only():
+        q, r = torch.linalg.qr(a.to("foo"), mode=mode)
+    assert q.device.type == "foo" and r.device.type == "foo"
+    assert q.shape == q_ref.shape and r.shape == r_ref.shape and q.dtype == dtype
+    tol = 20 * cond * EPS[dtype] * max(m, n) ** 0.5
+    torch.testing.assert_close(r.cpu().double(), r_ref, rtol=0, atol=tol)
+    assert torch.equal(r.cpu(), r.cpu().triu())
+    if mode != "r":
+        torch.testing.assert_close(q.cpu().double(), q_ref, rtol=0, atol=tol)
+        qd = q.cpu().double()
+        eye = torch.eye(qd.shape[-1], dtype=torch.float64)
+        assert (qd.mT @ qd - eye).abs().max() < 10 * EPS[dtype] * max(m, 4)
+        if mode == "reduced" or m <= n:
+            back = qd @ r.cpu().double()
+            assert (back - a.double()).abs().max() < 10 * EPS[dtype] * max(m, n)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_qr_batched_and_strided(dtype):
+    """Two batch dims; a transposed (column-major) and a sliced input; out= tensors with odd strides.
+    cond(A) = 10."""
+    a64 = conditioned(12, 7, 10.0, batch=(2, 3), seed=5)
+    q_ref, r_ref = torch.linalg.qr(a64)
+    tol = 200 * EPS[dtype]
+    wide = torch.zeros(2, 3, 12, 14, dtype=torch.float64)
+    wide[..., ::2] = a64
+    for variant in (a64, a64.mT.contiguous().mT, wide[..., ::2]):
+        x = variant.to(dtype).to("foo")
+        with foo_kernels_only():
+            q, r = torch.linalg.qr(x)
+        torch.testing.assert_close(q.cpu().double(), q_ref, rtol=0, atol=tol)
+        torch.testing.assert_close(r.cpu().double(), r_ref, rtol=0, atol=tol)
+    # out= with a batch layout that does not collapse (permuted batch dims)
+    q_out = torch.empty(3, 2, 12, 7, dtype=dtype, device="foo").transpose(0, 1)
+    r_out = torch.empty(0, dtype=dtype, device="foo")
+    with foo_kernels_only():
+        torch.linalg.qr(a64.to(dtype).to("foo"), out=(q_out, r_out))
+    torch.testing.assert_close(q_out.cpu().double(), q_ref, rtol=0, atol=tol)
+    torch.testing.assert_close(r_out.cpu().double(), r_ref, rtol=0, atol=tol)
+
+
+def test_qr_rank_deficient_and_ill_conditioned():
+    """float64, cond(A) = 1e12: Q stays orthogonal and QR = A to ~n eps (backward stability does not
+    depend on cond); a zero column and an all-zero matrix (tau = 0: H = I) match LAPACK exactly."""
+    a = conditioned(40, 30, 1e12, seed=3)
+    with foo_kernels_only():
+        q, r = torch.linalg.qr(a.to("foo"))
+    q, r = q.cpu(), r.cpu()
+    assert (q.mT @ q - torch.eye(30, dtype=torch.float64)).abs().max() < 1e-13
+    assert (q @ r - a).abs().max() < 1e-13
+    z = torch.randn(6, 4, dtype=torch.float64)
+    z[:, 1] = 0
+    for x in (z, torch.zeros(5, 3, dtype=torch.float64)):
+        q_ref, r_ref = torch.linalg.qr(x, mode="complete")
+        with foo_kernels_only():
+            q, r = torch.linalg.qr(x.to("foo"), mode="complete")
+        torch.testing.assert_close(q.cpu(), q_ref)
+        torch.testing.assert_close(r.cpu(), r_ref)
+
+
+def test_qr_empty_and_dtype_errors():
+    for shape, mode in [((0, 0), "reduced"), ((3, 0), "complete"), ((0, 3), "reduced"), ((2, 0, 4), "r"), ((4, 0), "reduced")]:
+        x = torch.randn(shape)
+        q_ref, r_ref = torch.linalg.qr(x, mode=mode)
+        with foo_kernels_only():
+            q, r = torch.linalg.qr(x.to("foo"), mode=mode)
+        assert q.shape == q_ref.shape and r.shape == r_ref.shape
+        torch.testing.assert_close(q.cpu(), q_ref)
+        torch.testing.assert_close(r.cpu(), r_ref)
+    with pytest.raises(RuntimeError, match="floating point or complex"):
+        torch.linalg.qr(torch.ones(3, 3, dtype=torch.long, device="foo"))
+    with foo_kernels_only(), pytest.raises(NotImplementedError, match="ComplexFloat"):
+        torch.linalg.qr(torch.ones(3, 3, dtype=torch.complex64, device="foo"))
+
+
+@pytest.mark.parametrize("shape", [(64, 32), (32, 64), (16, 3, 3, 3)])
+def test_orthogonal_init_stays_on_device(shape):
+    w = torch.empty(shape, device="foo")
+    with foo_kernels_only():
+        torch.nn.init.orthogonal_(w, gain=2.0)
+    assert w.device.type == "foo"
+    flat = w.cpu().reshape(shape[0], -1).double() / 2.0
+    rows, cols = flat.shape
+    gram = flat @ flat.T if rows <= cols else flat.T @ flat
+    assert (gram - torch.eye(min(rows, cols), dtype=torch.float64)).abs().max() < 1e-5
+
+
+# ---- Cholesky ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("n", [1, 2, 7, 32, 33, 64, 100, 130])
+def test_cholesky_matches_float64_reference(n, upper, dtype):
+    """cond(A) = 1e3 (eigenvalues in [1e-3, 1]); L within 10 * cond * eps * sqrt(n) of float64's
+    (|L| <= 1 here). Only one triangle is read: garbage in the other does not matter."""
+    cond = 1e3
+    a64 = spd(n, cond, batch=(2,), seed=n)
+    a = a64.to(dtype)
+    l_ref = torch.linalg.cholesky(a.double(), upper=upper)
+    junk = torch.full((n, n), 7.0, dtype=dtype).tril(-1) if upper else torch.full((n, n), 7.0, dtype=dtype).triu(1)
+    with foo_kernels_only():
+        l, info = torch.linalg.cholesky_ex((a + junk).to("foo"), upper=upper)
+    assert info.dtype == torch.int32 and info.device.type == "foo" and info.shape == (2,)
+    assert torch.equal(info.cpu(), torch.zeros(2, dtype=torch.int32))
+    torch.testing.assert_close(l.cpu().double(), l_ref, rtol=0, atol=10 * cond * EPS[dtype] * n ** 0.5)
+    assert torch.equal(l.cpu(), l.cpu().triu() if upper else l.cpu().tril())
+
+
+def test_cholesky_ill_conditioned_float64():
+    """cond(A) = 1e12, n = 80: the factor reproduces A to ~eps * ||A|| (backward stable)."""
+    a = spd(80, 1e12, seed=9)
+    with foo_kernels_only():
+        l = torch.linalg.cholesky(a.to("foo")).cpu()
+    assert ((l @ l.T) - a).abs().max() < 1e-14
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_info_and_error_as_cpu(upper):
+    """A batch with non-positive-definite matrices: `info` is the order of the first bad leading
+    minor, as the CPU's LAPACK; cholesky_ex never syncs nor raises; cholesky raises the CPU's error."""
+    a = spd(9, 10.0, batch=(2, 3), seed=1)
+    a[0, 1, 4, 4] = -1.0       # leading minor of order 5 fails
+    a[1, 2, 0, 0] = 0.0        # order 1
+    a[1, 0, 8, 8] = float("nan")  # order 9
+    _, info_ref = torch.linalg.cholesky_ex(a, upper=upper)
+    with foo_kernels_only():
+        _, info = torch.linalg.cholesky_ex(a.to("foo"), upper=upper)
+    assert torch.equal(info.cpu(), info_ref)
+    assert info_ref.flatten().tolist() == [0, 5, 0, 0, 0, 1] or info_ref[1, 0] == 9
+    with pytest.raises(torch.linalg.LinAlgError) as cpu_err:
+        torch.linalg.cholesky(a, upper=upper)
+    with foo_kernels_only(), pytest.raises(torch.linalg.LinAlgError) as foo_err:
+        torch.linalg.cholesky(a.to("foo"), upper=upper)
+    assert str(foo_err.value) == str(cpu_err.value)
+    single = spd(4, 10.0, seed=2)
+    single[2, 2] = -5.0
+    with pytest.raises(torch.linalg.LinAlgError) as cpu_err:
+        torch.linalg.cholesky(single)
+    with foo_kernels_only(), pytest.raises(torch.linalg.LinAlgError) as foo_err:
+        torch.linalg.cholesky(single.to("foo"))
+    assert str(foo_err.value) == str(cpu_err.value)
+    assert "the leading minor of order 3 is not positive-definite" in str(foo_err.value)
+    with foo_kernels_only(), pytest.raises(torch.linalg.LinAlgError, match="order 3"):
+        torch.linalg.cholesky_ex(single.to("foo"), check_errors=True)
+
+
+# ---- triangular solves -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("unit", [False, True])
+@pytest.mark.parametrize("n,k", [(1, 1), (5, 3), (33, 1), (64, 70), (130, 9)])
+def test_solve_triangular_matches_float64_reference(n, k, unit, left, upper, dtype):
+    """A triangular with diagonal magnitudes in [1, 10] (unit: ones), off-diagonal N(0, 1/n);
+    tolerance 50 * n * eps relative to max|X|."""
+    a64 = triangular(n, upper, batch=(2,), seed=n + k, unit=False)
+    b64 = torch.randn(2, n, k, dtype=torch.float64, generator=_gen(k)) if left else \
+        torch.randn(2, k, n, dtype=torch.float64, generator=_gen(k))
+    a, b = a64.to(dtype), b64.to(dtype)
+    # junk in the unread triangle (and on the diagonal when unit) must not matter
+    junk = torch.full_like(a, 3.0).tril(-1) if upper else torch.full_like(a, 3.0).triu(1)
+    x_ref = torch.linalg.solve_triangular(a.double(), b.double(), upper=upper, left=left, unitriangular=unit)
+    with foo_kernels_only():
+        x = torch.linalg.solve_triangular((a + junk).to("foo"), b.to("foo"), upper=upper, left=left,
+                                          unitriangular=unit)
+    assert x.shape == x_ref.shape and x.dtype == dtype
+    scale = x_ref.abs().max().item()
+    torch.testing.assert_close(x.cpu().double(), x_ref, rtol=0, atol=50 * n * EPS[dtype] * scale)
+
+
+def test_solve_triangular_broadcast_out_and_aliasing():
+    a = triangular(6, upper=True, batch=(2, 1), seed=4)
+    b = torch.randn(1, 3, 6, 2, dtype=torch.float64)
+    x_ref = torch.linalg.solve_triangular(a, b, upper=True)
+    with foo_kernels_only():
+        x = torch.linalg.solve_triangular(a.to("foo"), b.to("foo"), upper=True)
+        out = torch.empty(0, dtype=torch.float64, device="foo")
+        torch.linalg.solve_triangular(a.to("foo"), b.to("foo"), upper=True, out=out)
+        # B aliasing out: solved in place
+        bb = b.expand(2, 3, 6, 2).contiguous().to("foo")
+        torch.linalg.solve_triangular(a.to("foo"), bb, upper=True, out=bb)
+        # a transposed (row-major as the CPU sees it) A
+        at = a.mT.contiguous().mT.to("foo")
+        y = torch.linalg.solve_triangular(at, b.to("foo"), upper=True)
+    for r in (x, out, bb, y):
+        torch.testing.assert_close(r.cpu(), x_ref)
+    assert x.shape == (2, 3, 6, 2)
+
+
+@pytest.mark.parametrize("transpose", [False, True])
+@pytest.mark.parametrize("upper", [False, True])
+def test_triangular_solve_as_cpu(upper, transpose):
+    a = triangular(20, upper, batch=(3,), seed=7)
+    b = torch.randn(3, 20, 4, dtype=torch.float64)
+    x_ref, m_ref = torch.triangular_solve(b, a, upper=upper, transpose=transpose)
+    with foo_kernels_only():
+        x, m = torch.triangular_solve(b.to("foo"), a.to("foo"), upper=upper, transpose=transpose)
+    torch.testing.assert_close(x.cpu(), x_ref)
+    torch.testing.assert_close(m.cpu(), m_ref)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_solve_matches_reference(upper, dtype):
+    """cond(A) = 100; X within 50 * cond * n * eps of the float64 solution (relative to max|X|)."""
+    n, cond = 40, 100.0
+    a64 = spd(n, cond, batch=(2,), seed=11)
+    b64 = torch.randn(2, n, 3, dtype=torch.float64)
+    f = torch.linalg.cholesky(a64.to(dtype), upper=upper)
+    x_ref = torch.linalg.solve(a64, b64)
+    with foo_kernels_only():
+        x = torch.cholesky_solve(b64.to(dtype).to("foo"), f.to("foo"), upper=upper)
+    tol = 50 * cond * n * EPS[dtype] * x_ref.abs().max().item()
+    torch.testing.assert_close(x.cpu().double(), x_ref, rtol=0, atol=tol)
+
+
+# ---- gradients ---------------------------------------------------------------------------------
+
+def _grads_match(fn, inputs, rtol=1e-9, atol=1e-9):
+    cpu_in = [t.detach().clone().requires_grad_() for t in inputs]
+    out = fn(*cpu_in)
+    outs = out if isinstance(out, tuple) else (out,)
+    gouts = [torch.randn_like(o) for o in outs]
+    ref = torch.autograd.grad(outs, cpu_in, gouts)
+    foo_in = [t.detach().to("foo").requires_grad_() for t in inputs]
+    with foo_kernels_only():
+        out = fn(*foo_in)
+        outs = out if isinstance(out, tuple) else (out,)
+        got = torch.autograd.grad(outs, foo_in, [g.to("foo") for g in gouts])
+    for g, r in zip(got, ref):
+        torch.testing.assert_close(g.cpu(), r, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("mode", ["reduced", "complete"])
+def test_qr_gradient_native(mode):
+    torch.manual_seed(0)
+    shape = (2, 6, 4) if mode == "reduced" else (2, 5, 5)
+    _grads_match(lambda a: torch.linalg.qr(a, mode=mode), [conditioned(*shape[1:], 10.0, batch=(2,), seed=1)])
+
+
+def test_cholesky_and_solve_gradients_native():
+    torch.manual_seed(0)
+    a = spd(7, 10.0, batch=(2,), seed=3)
+    _grads_match(lambda x: torch.linalg.cholesky(x), [a])
+    _grads_match(lambda x: torch.linalg.cholesky(x, upper=True), [a])
+    t = triangular(7, upper=False, batch=(2,), seed=4)
+    b = torch.randn(2, 7, 3, dtype=torch.float64)
+    _grads_match(lambda x, y: torch.linalg.solve_triangular(x, y, upper=False), [t, b])
+    _grads_match(lambda x, y: torch.linalg.solve_triangular(x.mT, y.mT, upper=True, left=False), [t, b])
+    f = torch.linalg.cholesky(a)
+    _grads_match(lambda x, y: torch.cholesky_solve(x, y), [b, f])
+
+
+# ---- LU and what builds on it ------------------------------------------------------------------
+
+LU_SHAPES = [(1, 1), (4, 4), (7, 5), (5, 7), (33, 33), (64, 64), (100, 37), (130, 130)]
+
+
+@pytest.mark.parametrize("shape", LU_SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_lu_factor_float64_matches_cpu(shape):
+    """Gaussian matrices (cond ~ 10..1e3): the same pivots as LAPACK (first largest magnitude) and
+    LU within 1e-12."""
+    a = torch.randn(2, *shape, dtype=torch.float64, generator=_gen(shape[0] * 7 + shape[1]))
+    lu_ref, piv_ref, info_ref = torch.linalg.lu_factor_ex(a)
+    with foo_kernels_only():
+        lu, piv, info = torch.linalg.lu_factor_ex(a.to("foo"))
+    assert torch.equal(piv.cpu(), piv_ref) and torch.equal(info.cpu(), info_ref)
+    torch.testing.assert_close(lu.cpu(), lu_ref, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", LU_SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_lu_factor_float32_reconstructs(shape):
+    """float32: pivots may differ from LAPACK's on near-ties (other rounding in the updates), so
+    check what partial pivoting guarantees: P L U = A to ~n eps ||A|| and |L| <= 1."""
+    a = torch.randn(3, *shape, generator=_gen(shape[0] * 7 + shape[1]))
+    with foo_kernels_only():
+        lu, piv = torch.linalg.lu_factor(a.to("foo"))
+        p, l, u = torch.lu_unpack(lu, piv)
+    p, l, u = p.cpu().double(), l.cpu().double(), u.cpu().double()
+    assert l.abs().max() <= 1.0
+    err = (p @ l @ u - a.double()).abs().max()
+    assert err < 4 * max(shape) * EPS[torch.float32] * a.abs().max()
+
+
+def test_lu_singular_info_and_errors_as_cpu():
+    """A zero column makes U(j, j) = 0: info = j + 1 as LAPACK's; inv and solve raise the CPU's
+    error; det is 0."""
+    a = torch.randn(2, 3, 6, 6, dtype=torch.float64, generator=_gen(3))
+    a[0, 1, :, 2] = 0
+    a[1, 2, :, 5] = 0
+    _, _, info_ref = torch.linalg.lu_factor_ex(a)
+    with foo_kernels_only():
+        _, _, info = torch.linalg.lu_factor_ex(a.to("foo"))
+        det = torch.linalg.det(a.to("foo"))
+    assert torch.equal(info.cpu(), info_ref) and info_ref[0, 1] == 3 and info_ref[1, 2] == 6
+    assert det.cpu()[0, 1] == 0 and det.cpu()[1, 2] == 0
+    for fn in (torch.linalg.inv, lambda x: torch.linalg.solve(x, torch.ones(x.shape[:-1], dtype=x.dtype, device=x.device))):
+        with pytest.raises(torch.linalg.LinAlgError) as cpu_err:
+            fn(a)
+        with foo_kernels_only(), pytest.raises(torch.linalg.LinAlgError) as foo_err:
+            fn(a.to("foo"))
+        assert str(foo_err.value) == str(cpu_err.value)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("n", [1, 3, 32, 65, 130])
+def test_solve_inv_det_match_float64_reference(n, dtype):
+    """cond(A) = 1e3 (singular values log-spaced in [1e-3, 1], scaled by sqrt(cond) so that
+    |det A| = 1 and float32 neither under- nor overflows). solve and inv within cond * n * eps * 10
+    of the float64 answers (relative to their largest entry); det and slogdet within the same
+    relative bound."""
+    cond = 1e3
+    a64 = conditioned(n, n, cond, batch=(2,), seed=n) * cond ** 0.5
+    b64 = torch.randn(2, n, 3, dtype=torch.float64, generator=_gen(n))
+    a, b = a64.to(dtype), b64.to(dtype)
+    tol = 10 * cond * n * EPS[dtype]
+    refs = {
+        "solve": torch.linalg.solve(a.double(), b.double()),
+        "solve_right": torch.linalg.solve(a.double(), b.double().mT, left=False),
+        "solve_vector": torch.linalg.solve(a.double(), b.double()[..., 0]),
+        "inv": torch.linalg.inv(a.double()),
+        "det": torch.linalg.det(a.double()),
+        "logabsdet": torch.linalg.slogdet(a.double())[1],
+        "sign": torch.linalg.slogdet(a.double())[0],
+    }
+    fa, fb = a.to("foo"), b.to("foo")
+    with foo_kernels_only():
+        got = {
+            "solve": torch.linalg.solve(fa, fb),
+            "solve_right": torch.linalg.solve(fa, fb.mT, left=False),
+            "solve_vector": torch.linalg.solve(fa, fb[..., 0]),
+            "inv": torch.linalg.inv(fa),
+            "det": torch.linalg.det(fa),
+            "logabsdet": torch.linalg.slogdet(fa)[1],
+            "sign": torch.linalg.slogdet(fa)[0],
+        }
+    for name, ref in refs.items():
+        g = got[name].cpu().double()
+        assert g.shape == ref.shape, name
+        if name == "sign":
+            assert torch.equal(g, ref)
+        elif name == "det":
+            torch.testing.assert_close(g, ref, rtol=tol, atol=0, msg=name)
+        elif name == "logabsdet":
+            torch.testing.assert_close(g, ref, rtol=0, atol=tol, msg=name)
+        else:
+            torch.testing.assert_close(g, ref, rtol=0, atol=tol * ref.abs().max().item(), msg=name)
+
+
+def test_lu_solve_layouts_and_broadcast():
+    a = torch.randn(3, 1, 5, 5, dtype=torch.float64)
+    b = torch.randn(4, 5, 2, dtype=torch.float64)
+    lu, piv = torch.linalg.lu_factor(a)
+    with foo_kernels_only():
+        flu, fpiv = torch.linalg.lu_factor(a.to("foo"))
+        for left in (True, False):
+            for adjoint in (False, True):
+                rhs = b if left else b.mT
+                ref = torch.linalg.lu_solve(lu, piv, rhs, left=left, adjoint=adjoint)
+                got = torch.linalg.lu_solve(flu, fpiv, rhs.to("foo"), left=left, adjoint=adjoint)
+                torch.testing.assert_close(got.cpu(), ref)
+
+
+def test_solve_inv_det_gradients_native():
+    a = conditioned(5, 5, 10.0, batch=(2,), seed=2)
+    b = torch.randn(2, 5, 3, dtype=torch.float64)
+    _grads_match(lambda x, y: torch.linalg.solve(x, y), [a, b])
+    _grads_match(lambda x, y: torch.linalg.solve(x.mT, y), [a, b])
+    _grads_match(lambda x: torch.linalg.inv(x), [a])
+    _grads_match(lambda x: torch.linalg.det(x), [a])
+    _grads_match(lambda x: torch.linalg.slogdet(x)[1], [a])
+    lu, piv = torch.linalg.lu_factor(a)
+    _grads_match(lambda x: torch.linalg.lu_factor(x)[0], [a])
+
+
+def test_size_512_float32():
+    """The largest size the kernels promise (a block per matrix, any n): n = 512, float32, Gaussian
+    A (cond ~ 1e3) and an SPD matrix (cond <= 2); backward errors within 10 * n * eps."""
+    n = 512
+    g = _gen(512)
+    a = torch.randn(n, n, generator=g)
+    s = (a @ a.T / n + torch.eye(n)).double()
+    b = torch.randn(n, 4, generator=g)
+    eps = EPS[torch.float32]
+    with foo_kernels_only():
+        q, r = torch.linalg.qr(a.to("foo"))
+        l = torch.linalg.cholesky(s.float().to("foo"))
+        x = torch.linalg.solve(a.to("foo"), b.to("foo"))
+        y = torch.linalg.solve_triangular(l, b.to("foo"), upper=False)
+    q, r, l, x, y = (t.cpu().double() for t in (q, r, l, x, y))
+    a64, b64 = a.double(), b.double()
+    scale = a64.abs().max()
+    assert (q @ r - a64).abs().max() < 10 * n * eps * scale
+    assert (q.T @ q - torch.eye(n, dtype=torch.float64)).abs().max() < 10 * n * eps
+    assert (l @ l.T - s.float().double()).abs().max() < 10 * n * eps * s.abs().max()
+    assert (a64 @ x - b64).abs().max() < 10 * n * eps * scale * x.abs().max() * 4
+    assert (l @ y - b64).abs().max() < 10 * n * eps * l.abs().max() * y.abs().max()
+
+
+@pytest.mark.filterwarnings("ignore:torch.cholesky is deprecated")
+@pytest.mark.parametrize("upper", [False, True])
+def test_deprecated_torch_cholesky_as_cpu(upper):
+    """torch.cholesky (aten::cholesky, deprecated): the factor, out=, and the CPU's error for a
+    batch with a non-positive-definite matrix. cond(A) = 100."""
+    a = spd(6, 100.0, batch=(3,), seed=6)
+    with foo_kernels_only():
+        l = torch.cholesky(a.to("foo"), upper=upper)
+        out = torch.empty(0, dtype=torch.float64, device="foo")
+        torch.cholesky(a.to("foo"), upper=upper, out=out)
+    torch.testing.assert_close(l.cpu(), torch.cholesky(a, upper=upper))
+    torch.testing.assert_close(out.cpu(), l.cpu())
+    a[2, 3, 3] = -1.0
+    with pytest.raises(torch.linalg.LinAlgError) as cpu_err:
+        torch.cholesky(a, upper=upper)
+    with foo_kernels_only(), pytest.raises(torch.linalg.LinAlgError) as foo_err:
+        torch.cholesky(a.to("foo"), upper=upper)
+    assert str(foo_err.value) == str(cpu_err.value)
