@@ -13,6 +13,8 @@
 #include "native/avg_pool2d_out.h"
 #include "native/upsample_nearest1d_out.h"
 #include "native/reflection_pad3d_out.h"
+#include "native/embedding_bag.h"
+#include "native/embedding_bag_dense_backward.h"
 #include "native/scatter_reduce_out.h"
 #include "native/scatter_add_out.h"
 #include "native/triu_out.h"
@@ -1243,6 +1245,28 @@ at::Tensor wrapper_reflection_pad3d(const at::Tensor & self, c10::SymIntArrayRef
   return at::wrapper_PrivateUse1_reflection_pad3d(self, C10_AS_INTARRAYREF_SLOW(padding));
 }
 
+::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor> wrapper__embedding_bag(const at::Tensor & weight, const at::Tensor & indices, const at::Tensor & offsets, bool scale_grad_by_freq, int64_t mode, bool sparse, const ::std::optional<at::Tensor> & per_sample_weights, bool include_last_offset, int64_t padding_idx) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_embedding_bag", "weight", weight, common_device_, false);
+  check_device("aten::_embedding_bag", "indices", indices, common_device_, false);
+  check_device("aten::_embedding_bag", "offsets", offsets, common_device_, false);
+  check_device("aten::_embedding_bag", "per_sample_weights", per_sample_weights, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx);
+}
+
+at::Tensor wrapper__embedding_bag_dense_backward(const at::Tensor & grad, const at::Tensor & indices, const at::Tensor & offset2bag, const at::Tensor & bag_size, const at::Tensor & maximum_indices, c10::SymInt num_weights, bool scale_grad_by_freq, int64_t mode, const ::std::optional<at::Tensor> & per_sample_weights, int64_t padding_idx) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_embedding_bag_dense_backward", "grad", grad, common_device_, false);
+  check_device("aten::_embedding_bag_dense_backward", "indices", indices, common_device_, false);
+  check_device("aten::_embedding_bag_dense_backward", "offset2bag", offset2bag, common_device_, false);
+  check_device("aten::_embedding_bag_dense_backward", "bag_size", bag_size, common_device_, false);
+  check_device("aten::_embedding_bag_dense_backward", "maximum_indices", maximum_indices, common_device_, false);
+  check_device("aten::_embedding_bag_dense_backward", "per_sample_weights", per_sample_weights, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::embedding_bag_dense_backward(grad, indices, offset2bag, bag_size, maximum_indices, num_weights.guard_int(__FILE__, __LINE__), scale_grad_by_freq, mode, per_sample_weights, padding_idx);
+}
+
 at::Tensor & wrapper_scatter_reduce_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::scatter.reduce_out", "self", self, common_device_, false);
@@ -1447,6 +1471,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("upsample_nearest1d", TORCH_FN(wrapper_upsample_nearest1d));
   m.impl("reflection_pad3d.out", TORCH_FN(wrapper_reflection_pad3d_out));
   m.impl("reflection_pad3d", TORCH_FN(wrapper_reflection_pad3d));
+  m.impl("_embedding_bag", TORCH_FN(wrapper__embedding_bag));
+  m.impl("_embedding_bag_dense_backward", TORCH_FN(wrapper__embedding_bag_dense_backward));
   m.impl("scatter.reduce_out", TORCH_FN(wrapper_scatter_reduce_out));
   m.impl("scatter.reduce", TORCH_FN(wrapper_scatter_reduce));
   m.impl("scatter_.reduce", TORCH_FN(wrapper_scatter__reduce));

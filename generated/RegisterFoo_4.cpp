@@ -23,6 +23,7 @@
 #include "native/upsample_linear1d_backward_out.h"
 #include "native/reflection_pad1d_backward_out.h"
 #include "native/embedding_dense_backward.h"
+#include "native/embedding_bag_forward_only.h"
 #include "native/index_add_out.h"
 #include "native/scatter_value_out.h"
 #include "native/masked_select_out.h"
@@ -1211,6 +1212,16 @@ at::Tensor wrapper_embedding_dense_backward(const at::Tensor & grad_output, cons
   return foo::native::embedding_dense_backward(grad_output, indices, num_weights.guard_int(__FILE__, __LINE__), padding_idx.guard_int(__FILE__, __LINE__), scale_grad_by_freq);
 }
 
+::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor> wrapper__embedding_bag_forward_only(const at::Tensor & weight, const at::Tensor & indices, const at::Tensor & offsets, bool scale_grad_by_freq, int64_t mode, bool sparse, const ::std::optional<at::Tensor> & per_sample_weights, bool include_last_offset, int64_t padding_idx) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_embedding_bag_forward_only", "weight", weight, common_device_, false);
+  check_device("aten::_embedding_bag_forward_only", "indices", indices, common_device_, false);
+  check_device("aten::_embedding_bag_forward_only", "offsets", offsets, common_device_, false);
+  check_device("aten::_embedding_bag_forward_only", "per_sample_weights", per_sample_weights, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::embedding_bag_forward_only(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx);
+}
+
 at::Tensor & wrapper_index_add_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::index_add.out", "self", self, common_device_, false);
@@ -1343,6 +1354,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("reflection_pad1d_backward.grad_input", TORCH_FN(wrapper_reflection_pad1d_backward_grad_input));
   m.impl("reflection_pad1d_backward", TORCH_FN(wrapper_reflection_pad1d_backward));
   m.impl("embedding_dense_backward", TORCH_FN(wrapper_embedding_dense_backward));
+  m.impl("_embedding_bag_forward_only", TORCH_FN(wrapper__embedding_bag_forward_only));
   m.impl("index_add.out", TORCH_FN(wrapper_index_add_out));
   m.impl("index_add", TORCH_FN(wrapper_index_add));
   m.impl("index_add_", TORCH_FN(wrapper_index_add_));

@@ -28,6 +28,7 @@
 #include "native/reflection_pad2d_backward_out.h"
 #include "native/reflection_pad3d_backward_out.h"
 #include "native/replication_pad3d_out.h"
+#include "native/embedding_bag_backward.h"
 #include "native/flip.h"
 #include "native/unfold.h"
 #include "native/cumprod_out.h"
@@ -1919,6 +1920,19 @@ at::Tensor wrapper_replication_pad3d(const at::Tensor & self, c10::SymIntArrayRe
   return at::wrapper_PrivateUse1_replication_pad3d(self, C10_AS_INTARRAYREF_SLOW(padding));
 }
 
+at::Tensor wrapper__embedding_bag_backward(const at::Tensor & grad, const at::Tensor & indices, const at::Tensor & offsets, const at::Tensor & offset2bag, const at::Tensor & bag_size, const at::Tensor & maximum_indices, c10::SymInt num_weights, bool scale_grad_by_freq, int64_t mode, bool sparse, const ::std::optional<at::Tensor> & per_sample_weights, int64_t padding_idx) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_embedding_bag_backward", "grad", grad, common_device_, false);
+  check_device("aten::_embedding_bag_backward", "indices", indices, common_device_, false);
+  check_device("aten::_embedding_bag_backward", "offsets", offsets, common_device_, false);
+  check_device("aten::_embedding_bag_backward", "offset2bag", offset2bag, common_device_, false);
+  check_device("aten::_embedding_bag_backward", "bag_size", bag_size, common_device_, false);
+  check_device("aten::_embedding_bag_backward", "maximum_indices", maximum_indices, common_device_, false);
+  check_device("aten::_embedding_bag_backward", "per_sample_weights", per_sample_weights, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::embedding_bag_backward(grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights.guard_int(__FILE__, __LINE__), scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx);
+}
+
 at::Tensor wrapper_flip(const at::Tensor & self, at::IntArrayRef dims) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::flip", "self", self, common_device_, false);
@@ -2131,6 +2145,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("reflection_pad3d_backward", TORCH_FN(wrapper_reflection_pad3d_backward));
   m.impl("replication_pad3d.out", TORCH_FN(wrapper_replication_pad3d_out));
   m.impl("replication_pad3d", TORCH_FN(wrapper_replication_pad3d));
+  m.impl("_embedding_bag_backward", TORCH_FN(wrapper__embedding_bag_backward));
   m.impl("flip", TORCH_FN(wrapper_flip));
   m.impl("unfold", TORCH_FN(wrapper_unfold));
   m.impl("cumprod.out", TORCH_FN(wrapper_cumprod_out));

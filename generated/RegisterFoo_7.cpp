@@ -28,6 +28,7 @@
 #include "native/avg_pool2d_backward_out.h"
 #include "native/adaptive_avg_pool2d_backward.h"
 #include "native/index_select_out.h"
+#include "native/embedding_bag_per_sample_weights_backward.h"
 #include "native/scatter_value_reduce_out.h"
 #include "native/all_dim_out.h"
 #include "native/mse_loss_out.h"
@@ -1264,6 +1265,17 @@ at::Tensor wrapper_index_select(const at::Tensor & self, int64_t dim, const at::
   return out;
 }
 
+at::Tensor wrapper__embedding_bag_per_sample_weights_backward(const at::Tensor & grad, const at::Tensor & weight, const at::Tensor & indices, const at::Tensor & offsets, const at::Tensor & offset2bag, int64_t mode, int64_t padding_idx) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_embedding_bag_per_sample_weights_backward", "grad", grad, common_device_, false);
+  check_device("aten::_embedding_bag_per_sample_weights_backward", "weight", weight, common_device_, false);
+  check_device("aten::_embedding_bag_per_sample_weights_backward", "indices", indices, common_device_, false);
+  check_device("aten::_embedding_bag_per_sample_weights_backward", "offsets", offsets, common_device_, false);
+  check_device("aten::_embedding_bag_per_sample_weights_backward", "offset2bag", offset2bag, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::embedding_bag_per_sample_weights_backward(grad, weight, indices, offsets, offset2bag, mode, padding_idx);
+}
+
 at::Tensor & wrapper_scatter_value_reduce_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, c10::string_view reduce, at::Tensor & out) {
   ::std::optional<c10::Device> common_device_;
   check_device("aten::scatter.value_reduce_out", "self", self, common_device_, false);
@@ -1402,6 +1414,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_adaptive_avg_pool2d_backward", TORCH_FN(wrapper__adaptive_avg_pool2d_backward));
   m.impl("index_select.out", TORCH_FN(wrapper_index_select_out));
   m.impl("index_select", TORCH_FN(wrapper_index_select));
+  m.impl("_embedding_bag_per_sample_weights_backward", TORCH_FN(wrapper__embedding_bag_per_sample_weights_backward));
   m.impl("scatter.value_reduce_out", TORCH_FN(wrapper_scatter_value_reduce_out));
   m.impl("scatter.value_reduce", TORCH_FN(wrapper_scatter_value_reduce));
   m.impl("scatter_.value_reduce", TORCH_FN(wrapper_scatter__value_reduce));
