@@ -10,6 +10,7 @@
 #include <ATen/OpMathType.h>
 #include <ATen/native/Resize.h>
 
+#include "aten/kernel_dtype.h"
 #include "aten/layout.h"
 #include "kernels/norm.h"
 #include "native/batch_norm_backward.h"
@@ -63,7 +64,6 @@ int64_t spatial_numel(const at::Tensor& t) {
   return s;
 }
 
-bool is_float(at::ScalarType t) { return t == at::kFloat || t == at::kDouble || t == at::kHalf || t == at::kBFloat16; }
 
 // Checks the per-channel tensors and returns their dtype: the input's, or float32 with a 16-bit
 // input (the CPU's mixed case).
@@ -71,7 +71,7 @@ at::ScalarType check_params(const char* op, const at::Tensor& input, std::initia
                             std::initializer_list<const char*> names) {
   TORCH_CHECK(input.dim() >= 2, op, ": expected an input of at least 2 dims (N, C, ...), but got ", input.dim(), "-d");
   const auto t = input.scalar_type();
-  TORCH_CHECK_NOT_IMPLEMENTED(is_float(t), "\"", op, "\" not implemented for '", t, "'");
+  check_kernel_dtype(op, t, foo::kernels::kFloatingTypes);
   const int64_t c = input.size(1);
   std::optional<at::ScalarType> p;
   auto name = names.begin();

@@ -11,6 +11,7 @@
 #include <ATen/OpMathType.h>
 #include <ATen/native/layer_norm.h>
 
+#include "aten/kernel_dtype.h"
 #include "aten/layout.h"
 #include "aten/torch_compat.h"
 #include "kernels/norm.h"
@@ -27,13 +28,12 @@ namespace {
 
 foo::kernels::Stream stream_of(const at::Tensor& t) { return foo::runtime::current_native_stream(t.device().index()); }
 
-bool is_float(at::ScalarType t) { return t == at::kFloat || t == at::kDouble || t == at::kHalf || t == at::kBFloat16; }
 
 // The dtype of parameters and statistics: the input's, or float32 for a 16-bit input whose
 // weight/bias are float32 (the CPU's mixed case).
 at::ScalarType param_dtype(const char* op, const at::Tensor& input, std::initializer_list<const at::Tensor*> params) {
   const auto t = input.scalar_type();
-  TORCH_CHECK_NOT_IMPLEMENTED(is_float(t), "\"", op, "\" not implemented for '", t, "'");
+  check_kernel_dtype(op, t, foo::kernels::kFloatingTypes);
   std::optional<at::ScalarType> p;
   for (const at::Tensor* q : params) {
     if (!q->defined()) continue;

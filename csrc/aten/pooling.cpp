@@ -7,6 +7,7 @@
 #include <ATen/ATen.h>
 #include <ATen/native/AdaptivePooling.h>
 
+#include "aten/kernel_dtype.h"
 #include "aten/layout.h"
 #include "kernels/pool.h"
 #include "native/adaptive_avg_pool2d.h"
@@ -57,10 +58,8 @@ PoolArgs pool_args(PoolKind kind, const at::Tensor& input, const at::Tensor& out
 }
 
 void check_dtype(const char* op, const at::Tensor& t, bool integers = false) {
-  const auto s = t.scalar_type();
-  const bool ok = s == at::kFloat || s == at::kDouble || s == at::kHalf || s == at::kBFloat16 ||
-                  (integers && at::isIntegralType(s, /*includeBool=*/false));
-  TORCH_CHECK_NOT_IMPLEMENTED(ok, "\"", op, "\" not implemented for '", s, "'");
+  check_kernel_dtype(op, t.scalar_type(),
+                     foo::kernels::kFloatingTypes | (integers ? foo::kernels::kIntegralTypes : 0u));
 }
 
 foo::kernels::Stream stream_of(const at::Tensor& t) { return foo::runtime::current_native_stream(t.device().index()); }

@@ -11,6 +11,7 @@
 #include <ATen/MemoryOverlap.h>
 #include <ATen/native/DistributionTemplates.h>
 
+#include "aten/kernel_dtype.h"
 #include "aten/random_common.h"
 #include "kernels/random.h"
 #include "native/cauchy_.h"
@@ -33,16 +34,12 @@ using foo::kernels::Distribution;
 using foo::kernels::Layout;
 namespace templates = at::native::templates;
 
-void check_dtype(const at::Tensor& self, bool ok, const char* op) {
-  TORCH_CHECK_NOT_IMPLEMENTED(ok, "\"", op, "\" not implemented for foo tensors of dtype ", self.scalar_type());
-}
 
 // The core of every continuous fill: self allocated, arguments checked.
 void fill_distribution(at::Tensor self, Distribution dist, double a, double b, std::optional<at::Generator> gen,
                        const char* op) {
-  check_dtype(self, at::isFloatingType(self.scalar_type()) ||
-                        (dist == Distribution::Geometric && at::isIntegralType(self.scalar_type(), false)),
-              op);
+  check_kernel_dtype(op, self.scalar_type(),
+                     foo::kernels::kFloatingTypes | (dist == Distribution::Geometric ? foo::kernels::kIntegralTypes : 0u));
   if (self.numel() == 0) return;
   const auto state = reserve_philox(self.device().index(), std::move(gen), self.numel());
   const auto stream = current_kernel_stream(self);
@@ -120,7 +117,8 @@ uint64_t default_random_range(at::ScalarType t) {
     case at::kLong: return uint64_t{1} << 63;
     default: break;
   }
-  TORCH_CHECK_NOT_IMPLEMENTED(false, "\"random_\" not implemented for foo tensors of dtype ", t);
+  check_kernel_dtype("random_", t, 0u);  // raises: no other dtype has a range
+  return 0;
 }
 
 template <typename RNG>
@@ -174,7 +172,7 @@ at::Tensor& geometric_(at::Tensor& self, double p, std::optional<at::Generator> 
 
 // ATen's random_ templates reject other dtypes without naming them; name them first.
 static void check_random_dtype(const at::Tensor& self) {
-  check_dtype(self, at::isFloatingType(self.scalar_type()) || at::isIntegralType(self.scalar_type(), true), "random_");
+  check_kernel_dtype("random_", self.scalar_type(), foo::kernels::kAllTypes);
 }
 
 at::Tensor& random_(at::Tensor& self, std::optional<at::Generator> generator) {

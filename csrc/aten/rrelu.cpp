@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 #include <ATen/native/Resize.h>
 
+#include "aten/kernel_dtype.h"
 #include "aten/random_common.h"
 #include "kernels/random.h"
 #include "native/rrelu_with_noise.h"
@@ -19,8 +20,7 @@ using foo::kernels::Layout;
 // The core: out allocated with self's shape (it may be self).
 void rrelu_core(const at::Tensor& self, at::Tensor& noise, const at::Scalar& lower, const at::Scalar& upper,
                 bool training, std::optional<at::Generator> generator, at::Tensor& out) {
-  TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(self.scalar_type()), "\"rrelu_with_noise\" not implemented for '",
-                              self.scalar_type(), "'");
+  check_kernel_dtype("rrelu_with_noise", self.scalar_type(), foo::kernels::kFloatingTypes);
   TORCH_CHECK(self.sizes() == noise.sizes(), "noise tensor shape must match self tensor shape. Got self.shape = ",
               self.sizes(), " noise.shape = ", noise.sizes());
   if (self.numel() == 0) return;

@@ -7,6 +7,7 @@
 #include <ATen/ATen.h>
 #include <ATen/native/UpSample.h>
 
+#include "aten/kernel_dtype.h"
 #include "aten/layout.h"
 #include "kernels/upsample.h"
 #include "native/upsample_bilinear2d_backward_out.h"
@@ -26,10 +27,8 @@ using foo::kernels::UpsampleArgs;
 using foo::kernels::UpsampleKind;
 
 void check_dtype(const char* op, const at::Tensor& t, bool bytes = false) {
-  const auto s = t.scalar_type();
-  TORCH_CHECK_NOT_IMPLEMENTED(
-      s == at::kFloat || s == at::kDouble || s == at::kHalf || s == at::kBFloat16 || (bytes && s == at::kByte), "\"",
-      op, "\" not implemented for '", s, "'");
+  check_kernel_dtype(op, t.scalar_type(),
+                     foo::kernels::kFloatingTypes | (bytes ? foo::kernels::dtype_bit(foo::kernels::DType::UInt8) : 0u));
 }
 
 // A 1-d [N, C, L] tensor as the 2-d [N, C, 1, L] the kernels take (a view: writes land in t).
