@@ -7,6 +7,8 @@ numbers are bytes unless they count allocations or segments. ``allocated``:
 held by live tensors; ``reserved``: held by the allocator (>= allocated).
 """
 
+import contextlib
+
 import torch
 
 from torch_foo import _C
@@ -159,3 +161,45 @@ def caching_allocator_alloc(size, device=None, stream=None):
 def caching_allocator_delete(mem_ptr):
     """Return a block from caching_allocator_alloc to the allocator (cached for its stream)."""
     _C._caching_allocator_delete(int(mem_ptr))
+
+
+class MemPool:
+    """A private pool of foo's caching allocator, as torch.cuda.MemPool: allocations made on this
+    thread inside ``use_mem_pool(pool)`` take blocks cached for this pool only, and freed ones go
+    back to it, not to the common cache. When the last reference goes (the pool and the blocks
+    using it), its cached blocks return to the driver; blocks still live then are freed to the
+    driver by a later empty_cache(). ``id`` is ``(0, n)``, as a user-created cuda pool's."""
+
+    def __init__(self):
+        _C._lazy_init()
+        self._id = (0, int(_C._mem_pool_create()))
+
+    @property
+    def id(self):
+        return self._id
+
+    def use_count(self):
+        """The pool's references: the pool itself and each use_mem_pool block using it."""
+        return _C._mem_pool_use_count(self._id[1])
+
+    def snapshot(self):
+        """The segments of memory_snapshot() that belong to this pool."""
+        return [seg for seg in memory_snapshot() if tuple(seg["segment_pool_id"]) == self._id]
+
+    def __del__(self):
+        _id = getattr(self, "_id", None)
+        if _id is not None and _C is not None:
+            _C._mem_pool_release(_id[1])
+
+
+@contextlib.contextmanager
+def use_mem_pool(pool, device=None):
+    """Route this thread's allocations on ``device`` (default: the current one) to ``pool`` for the
+    block, as torch.cuda.use_mem_pool. Other threads (autograd's backward threads included) keep
+    the common cache."""
+    index = _device_index(device)
+    _C._mem_pool_begin(index, pool.id[1])
+    try:
+        yield
+    finally:
+        _C._mem_pool_end(index, pool.id[1])

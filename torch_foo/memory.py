@@ -17,6 +17,7 @@ import sys
 
 from torch_foo import _C
 from torch_foo._memory import (  # noqa: F401  (re-exported)
+    MemPool,
     caching_allocator_alloc,
     caching_allocator_delete,
     empty_cache,
@@ -34,9 +35,11 @@ from torch_foo._memory import (  # noqa: F401  (re-exported)
     reset_max_memory_allocated,
     reset_peak_memory_stats,
     set_per_process_memory_fraction,
+    use_mem_pool,
 )
 
 __all__ = [
+    "MemPool",
     "caching_allocator_alloc",
     "caching_allocator_delete",
     "empty_cache",
@@ -54,6 +57,7 @@ __all__ = [
     "reset_max_memory_allocated",
     "reset_peak_memory_stats",
     "set_per_process_memory_fraction",
+    "use_mem_pool",
 ]
 
 

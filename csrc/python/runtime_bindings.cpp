@@ -104,7 +104,7 @@ py::list segments_to_python(const std::vector<c10::CachingDeviceAllocator::Segme
     d["requested_size"] = seg.requested_size;
     d["stream"] = reinterpret_cast<uintptr_t>(seg.stream);
     d["segment_type"] = seg.is_large ? "large" : "small";
-    d["segment_pool_id"] = py::make_tuple(0, 0);
+    d["segment_pool_id"] = py::make_tuple(seg.owner_private_pool_id.first, seg.owner_private_pool_id.second);
     d["is_expandable"] = false;
     frames.add(d, seg.context_when_allocated);
     d["blocks"] = blocks;
@@ -250,6 +250,11 @@ void add_runtime_bindings(py::module_& m) {
     return reinterpret_cast<uintptr_t>(rt::raw_alloc(nbytes, checked(device), stream));
   });
   m.def("_caching_allocator_delete", [](uintptr_t ptr) { rt::raw_delete(reinterpret_cast<void*>(ptr)); });
+  m.def("_mem_pool_create", &rt::create_pool);
+  m.def("_mem_pool_release", &rt::release_pool);
+  m.def("_mem_pool_use_count", &rt::pool_use_count);
+  m.def("_mem_pool_begin", [](int device, uint64_t id) { rt::begin_allocate_to_pool(checked(device), id); });
+  m.def("_mem_pool_end", [](int device, uint64_t id) { rt::end_allocate_to_pool(checked(device), id); });
   m.def("_mem_get_info", [](int device) { return rt::allocator().getMemoryInfo(checked(device)); });
   // Streams by (id, device): the driver handle (torch.foo.Stream.foo_stream, as cuda_stream), and
   // the id torch_foo gives a handle made elsewhere (torch.foo.ExternalStream).

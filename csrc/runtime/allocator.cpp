@@ -7,6 +7,10 @@
 // (torch.foo.memory._record_memory_history): then the stack is gathered (GIL) before the pool's
 // lock is taken, as torch.cuda's allocator does. Off, history costs one relaxed atomic load.
 // torch.foo.set_per_process_memory_fraction caps each device's reserved memory.
+// Private pools (torch.foo.MemPool): while a thread routes a device's allocations to a pool
+// (use_mem_pool), its blocks are cached under that pool only, so no other allocation reuses them;
+// a released pool's cached blocks go back to the driver, and blocks freed later at the next
+// emptyCache (never from inside a free, which may run on a stream's task).
 #include "runtime/allocator.h"
 
 #include <array>
@@ -15,6 +19,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -48,7 +53,25 @@ struct Block {
   std::vector<c10::Stream> used_on;  // extra streams from recordStream
   Context context;          // stack of the allocation using it (recorded history only)
   Context segment_context;  // stack of the allocation that took it from the driver
+  uint64_t pool = 0;        // the private pool it belongs to (MempoolId_t's second id), 0: none
 };
+
+// The private pools' registry: their use counts (the MemPool and each use_mem_pool block using
+// it), and which were released. Ids are never reused.
+struct PoolRegistry {
+  std::mutex mutex;
+  uint64_t next = 1;
+  std::unordered_map<uint64_t, int> use_count;  // live pools only
+};
+PoolRegistry pool_registry;
+
+// Per thread and device: the pools allocations are routed to, innermost last.
+thread_local std::array<std::vector<uint64_t>, kMaxDevices> routed_pools;
+
+uint64_t routed_pool(c10::DeviceIndex device) {
+  const auto& stack = routed_pools[static_cast<size_t>(device)];
+  return stack.empty() ? 0 : stack.back();
+}
 
 // Memory history settings (record_history). `on` is the only thing read when it is off.
 struct History {
@@ -81,7 +104,7 @@ struct DevicePool {
   std::mutex mutex;
   std::unordered_map<void*, Block> live;  // handed out
   std::unordered_map<void*, Block> idle;  // owned, not handed out: cached or pending
-  std::map<std::pair<StreamHandle, size_t>, std::vector<void*>> cached;  // free, by stream+size
+  std::map<std::tuple<uint64_t, StreamHandle, size_t>, std::vector<void*>> cached;  // free, by pool+stream+size
   std::vector<PendingFree> pending;  // freed, waiting on other streams' events
   DeviceStats stats;
   double fraction = 1.0;                                     // set_per_process_memory_fraction
@@ -149,8 +172,10 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
 
   bool initialized() override { return is_initialized() && !in_bad_fork(); }
 
-  void emptyCache(c10::MempoolId_t /*unused*/) override {
+  // {0, 0}: every cached block; a private pool's id: that pool's cached blocks only.
+  void emptyCache(c10::MempoolId_t mempool_id) override {
     if (!initialized()) return;
+    const uint64_t only = mempool_id.second;
     const bool recording = history.on.load(std::memory_order_relaxed);
     const Context context = gather_if(recording, RecordContext::ALL);
     // Every device first: a pending block may wait on another device's stream (recordStream).
@@ -162,12 +187,19 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
         std::lock_guard<std::mutex> lock(pool.mutex);
         pool.stats.num_sync_all_streams++;
         collect_pending(pool, recording);  // every stream is idle: all of them return to the cache
-        for (const auto& [ptr, block] : pool.idle) {
-          to_free.emplace_back(ptr, block.size);
-          record(pool, recording, TraceEntry::SEGMENT_FREE, ptr, block.size, block.stream, context);
+        for (auto it = pool.cached.begin(); it != pool.cached.end();) {
+          if (only != 0 && std::get<0>(it->first) != only) {
+            ++it;
+            continue;
+          }
+          for (void* ptr : it->second) {
+            const auto idle = pool.idle.find(ptr);
+            to_free.emplace_back(ptr, idle->second.size);
+            record(pool, recording, TraceEntry::SEGMENT_FREE, ptr, idle->second.size, idle->second.stream, context);
+            pool.idle.erase(idle);
+          }
+          it = pool.cached.erase(it);
         }
-        pool.idle.clear();
-        pool.cached.clear();
       }
       // Outside the lock: the driver's free waits for the streams, whose tasks may free tensors.
       for (const auto& [ptr, size] : to_free) driver().free(d, ptr);
@@ -239,6 +271,7 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
       seg.stream = block.stream;
       seg.is_large = block.size >= kSmallSize;
       seg.context_when_allocated = block.segment_context;
+      seg.owner_private_pool_id = {0, block.pool};
       c10::CachingDeviceAllocator::BlockInfo info;
       info.size = block.size;
       info.requested_size = seg.requested_size;
@@ -264,7 +297,8 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
     std::unique_lock<std::mutex> lock(pool.mutex);
     collect_pending(pool, recording);
     auto& stats = pool.stats;
-    auto hit = pool.cached.find({stream, size});
+    const uint64_t private_pool = routed_pool(device);
+    auto hit = pool.cached.find({private_pool, stream, size});
     void* ptr = nullptr;
     Context segment_context;
     if (hit != pool.cached.end() && !hit->second.empty()) {
@@ -286,7 +320,7 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
              trace_context(recording, context));
     }
     record(pool, recording, TraceEntry::ALLOC, ptr, requested, stream, trace_context(recording, context));
-    pool.live[ptr] = Block{size, requested, stream, {}, std::move(context), std::move(segment_context)};
+    pool.live[ptr] = Block{size, requested, stream, {}, std::move(context), std::move(segment_context), private_pool};
     increase(stats.allocation, size, 1);
     increase(stats.allocated_bytes, size, size);
     increase(stats.requested_bytes, size, requested);
@@ -396,7 +430,7 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
     decrease(stats.active, block.size, 1);
     decrease(stats.active_bytes, block.size, block.size);
     record(pool, recording, TraceEntry::FREE_COMPLETED, ptr, block.requested, block.stream, context);
-    pool.cached[{block.stream, block.size}].push_back(ptr);
+    pool.cached[{block.pool, block.stream, block.size}].push_back(ptr);
     pool.idle[ptr] = std::move(block);
   }
 
@@ -413,7 +447,7 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
       decrease(pool.stats.active, block.size, 1);
       decrease(pool.stats.active_bytes, block.size, block.size);
       record(pool, recording, TraceEntry::FREE_COMPLETED, it->ptr, block.requested, block.stream, nullptr);
-      pool.cached[{block.stream, block.size}].push_back(it->ptr);
+      pool.cached[{block.pool, block.stream, block.size}].push_back(it->ptr);
       it = pool.pending.erase(it);
     }
   }
@@ -514,6 +548,48 @@ void* raw_alloc(size_t nbytes, c10::DeviceIndex device, std::optional<uintptr_t>
 }
 
 void raw_delete(void* ptr) { allocator().raw_deleter()(ptr); }
+
+uint64_t create_pool() {
+  std::lock_guard<std::mutex> lock(pool_registry.mutex);
+  const uint64_t id = pool_registry.next++;
+  pool_registry.use_count[id] = 1;
+  return id;
+}
+
+int pool_use_count(uint64_t id) {
+  std::lock_guard<std::mutex> lock(pool_registry.mutex);
+  const auto it = pool_registry.use_count.find(id);
+  return it == pool_registry.use_count.end() ? 0 : it->second;
+}
+
+void release_pool(uint64_t id) {
+  {
+    std::lock_guard<std::mutex> lock(pool_registry.mutex);
+    const auto it = pool_registry.use_count.find(id);
+    if (it == pool_registry.use_count.end() || --it->second > 0) return;
+    pool_registry.use_count.erase(it);
+  }
+  the_allocator->emptyCache({0, id});
+}
+
+void begin_allocate_to_pool(c10::DeviceIndex device, uint64_t id) {
+  check_device_index(device);
+  {
+    std::lock_guard<std::mutex> lock(pool_registry.mutex);
+    const auto it = pool_registry.use_count.find(id);
+    TORCH_CHECK(it != pool_registry.use_count.end(), "foo: memory pool ", id, " was released");
+    ++it->second;
+  }
+  routed_pools[static_cast<size_t>(device)].push_back(id);
+}
+
+void end_allocate_to_pool(c10::DeviceIndex device, uint64_t id) {
+  check_device_index(device);
+  auto& stack = routed_pools[static_cast<size_t>(device)];
+  TORCH_CHECK(!stack.empty() && stack.back() == id, "foo: use_mem_pool blocks must end in the order they began");
+  stack.pop_back();
+  release_pool(id);  // the block's use
+}
 
 }  // namespace foo::runtime
 

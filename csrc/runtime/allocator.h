@@ -57,6 +57,17 @@ double memory_fraction(c10::DeviceIndex device);
 void* raw_alloc(size_t nbytes, c10::DeviceIndex device, std::optional<uintptr_t> stream);
 void raw_delete(void* ptr);
 
+// torch.foo.MemPool: private pools of the caching allocator, by id (MempoolId_t {0, id}). A new
+// pool has use count 1 (its MemPool); release_pool drops one use, and the last frees the pool's
+// cached blocks on every device (blocks still live go back to the driver at a later empty_cache).
+// use_mem_pool routes the calling thread's allocations on `device` to the pool (nested blocks:
+// the innermost), each block one use of it.
+uint64_t create_pool();
+int pool_use_count(uint64_t id);
+void release_pool(uint64_t id);
+void begin_allocate_to_pool(c10::DeviceIndex device, uint64_t id);
+void end_allocate_to_pool(c10::DeviceIndex device, uint64_t id);
+
 // Gives a foo storage `new_bytes` of fresh memory, keeping the bytes both sizes share
 // (storage.resize_() and tensor.resize_() growth).
 void resize_storage_bytes(const c10::Storage& storage, size_t new_bytes);
