@@ -49,7 +49,8 @@ def wrapper(f: NativeFunction, kernel_f: NativeFunction, kernel: str, kind: str,
             call, locals_, ret = _kernel_call(sig, f, "at::" + structured.wrapper_name(f), "direct")
         else:
             call, locals_, ret = _kernel_call(sig, kernel_f, "foo::native::" + kernel, kind)
-        return Wrapper(name, str(f.func.name), sig.defn(name=name), tuple(checks + locals_ + call + ret))
+        count = [f'FOO_COUNT_CALL("{kernel}");']  # measured coverage (csrc/aten/call_counts.h)
+        return Wrapper(name, str(f.func.name), sig.defn(name=name), tuple(count + checks + locals_ + call + ret))
 
 
 def needs_guard(f: NativeFunction, device_kernels: frozenset[str]) -> bool:

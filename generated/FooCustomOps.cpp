@@ -13,6 +13,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor wrapper_axpby(const at::Tensor & x, const at::Tensor & y, double a, double b) {
+  FOO_COUNT_CALL("axpby");
   ::std::optional<c10::Device> common_device_;
   check_device("foo::axpby", "x", x, common_device_, false);
   check_device("foo::axpby", "y", y, common_device_, false);

@@ -1124,6 +1124,7 @@ using foo::native::check_device_or_cpu;
 using foo::native::note_device;
 
 at::Tensor wrapper__copy_from_and_resize(const at::Tensor & self, const at::Tensor & dst) {
+  FOO_COUNT_CALL("copy_from_and_resize");
   ::std::optional<c10::Device> common_device_;
   note_device(self, common_device_);
   note_device(dst, common_device_);
@@ -1133,6 +1134,7 @@ at::Tensor wrapper__copy_from_and_resize(const at::Tensor & self, const at::Tens
 }
 
 at::Scalar wrapper__local_scalar_dense(const at::Tensor & self) {
+  FOO_COUNT_CALL("local_scalar_dense");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_local_scalar_dense", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1140,6 +1142,7 @@ at::Scalar wrapper__local_scalar_dense(const at::Tensor & self) {
 }
 
 at::Tensor & wrapper_random__to(at::Tensor & self, int64_t to, ::std::optional<at::Generator> generator) {
+  FOO_COUNT_CALL("random_to");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::random_.to", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1147,6 +1150,7 @@ at::Tensor & wrapper_random__to(at::Tensor & self, int64_t to, ::std::optional<a
 }
 
 at::Tensor & wrapper_normal_Tensor_Tensor_out(const at::Tensor & mean, const at::Tensor & std, ::std::optional<at::Generator> generator, at::Tensor & out) {
+  FOO_COUNT_CALL("normal_tensor_tensor_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::normal.Tensor_Tensor_out", "mean", mean, common_device_, false);
   check_device("aten::normal.Tensor_Tensor_out", "std", std, common_device_, false);
@@ -1156,6 +1160,7 @@ at::Tensor & wrapper_normal_Tensor_Tensor_out(const at::Tensor & mean, const at:
 }
 
 at::Tensor wrapper_normal_Tensor_Tensor(const at::Tensor & mean, const at::Tensor & std, ::std::optional<at::Generator> generator) {
+  FOO_COUNT_CALL("normal_tensor_tensor_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::normal.Tensor_Tensor", "mean", mean, common_device_, false);
   check_device("aten::normal.Tensor_Tensor", "std", std, common_device_, false);
@@ -1166,6 +1171,7 @@ at::Tensor wrapper_normal_Tensor_Tensor(const at::Tensor & mean, const at::Tenso
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_linalg_cholesky_ex_L(const at::Tensor & self, bool upper, bool check_errors, at::Tensor & L, at::Tensor & info) {
+  FOO_COUNT_CALL("linalg_cholesky_ex_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::linalg_cholesky_ex.L", "self", self, common_device_, false);
   check_device("aten::linalg_cholesky_ex.L", "L", L, common_device_, false);
@@ -1175,6 +1181,7 @@ at::Tensor wrapper_normal_Tensor_Tensor(const at::Tensor & mean, const at::Tenso
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper_linalg_cholesky_ex(const at::Tensor & self, bool upper, bool check_errors) {
+  FOO_COUNT_CALL("linalg_cholesky_ex_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::linalg_cholesky_ex", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1182,6 +1189,7 @@ at::Tensor wrapper_normal_Tensor_Tensor(const at::Tensor & mean, const at::Tenso
 }
 
 at::Tensor & wrapper_linalg_lu_solve_out(const at::Tensor & LU, const at::Tensor & pivots, const at::Tensor & B, bool left, bool adjoint, at::Tensor & out) {
+  FOO_COUNT_CALL("linalg_lu_solve_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::linalg_lu_solve.out", "LU", LU, common_device_, false);
   check_device("aten::linalg_lu_solve.out", "pivots", pivots, common_device_, false);
@@ -1192,6 +1200,7 @@ at::Tensor & wrapper_linalg_lu_solve_out(const at::Tensor & LU, const at::Tensor
 }
 
 at::Tensor wrapper_linalg_lu_solve(const at::Tensor & LU, const at::Tensor & pivots, const at::Tensor & B, bool left, bool adjoint) {
+  FOO_COUNT_CALL("linalg_lu_solve_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::linalg_lu_solve", "LU", LU, common_device_, false);
   check_device("aten::linalg_lu_solve", "pivots", pivots, common_device_, false);
@@ -1201,6 +1210,7 @@ at::Tensor wrapper_linalg_lu_solve(const at::Tensor & LU, const at::Tensor & piv
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &,at::Tensor &> wrapper__linalg_slogdet_sign(const at::Tensor & A, at::Tensor & sign, at::Tensor & logabsdet, at::Tensor & LU, at::Tensor & pivots) {
+  FOO_COUNT_CALL("linalg_slogdet_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_linalg_slogdet.sign", "A", A, common_device_, false);
   check_device("aten::_linalg_slogdet.sign", "sign", sign, common_device_, false);
@@ -1212,6 +1222,7 @@ at::Tensor wrapper_linalg_lu_solve(const at::Tensor & LU, const at::Tensor & piv
 }
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor> wrapper__linalg_slogdet(const at::Tensor & A) {
+  FOO_COUNT_CALL("linalg_slogdet_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_linalg_slogdet", "A", A, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1219,6 +1230,7 @@ at::Tensor wrapper_linalg_lu_solve(const at::Tensor & LU, const at::Tensor & piv
 }
 
 at::Tensor & wrapper_amin_out(const at::Tensor & self, at::IntArrayRef dim, bool keepdim, at::Tensor & out) {
+  FOO_COUNT_CALL("amin_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::amin.out", "self", self, common_device_, false);
   check_device("aten::amin.out", "out", out, common_device_, false);
@@ -1227,6 +1239,7 @@ at::Tensor & wrapper_amin_out(const at::Tensor & self, at::IntArrayRef dim, bool
 }
 
 at::Tensor wrapper_amin(const at::Tensor & self, at::IntArrayRef dim, bool keepdim) {
+  FOO_COUNT_CALL("amin_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::amin", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1234,6 +1247,7 @@ at::Tensor wrapper_amin(const at::Tensor & self, at::IntArrayRef dim, bool keepd
 }
 
 at::Tensor & wrapper_var_correction_out(const at::Tensor & self, at::OptionalIntArrayRef dim, const ::std::optional<at::Scalar> & correction, bool keepdim, at::Tensor & out) {
+  FOO_COUNT_CALL("var_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::var.correction_out", "self", self, common_device_, false);
   check_device("aten::var.correction_out", "out", out, common_device_, false);
@@ -1242,6 +1256,7 @@ at::Tensor & wrapper_var_correction_out(const at::Tensor & self, at::OptionalInt
 }
 
 at::Tensor wrapper_var_correction(const at::Tensor & self, at::OptionalIntArrayRef dim, const ::std::optional<at::Scalar> & correction, bool keepdim) {
+  FOO_COUNT_CALL("var_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::var.correction", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1251,6 +1266,7 @@ at::Tensor wrapper_var_correction(const at::Tensor & self, at::OptionalIntArrayR
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper__weight_norm_interface(const at::Tensor & v, const at::Tensor & g, int64_t dim) {
+  FOO_COUNT_CALL("weight_norm_interface");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_weight_norm_interface", "v", v, common_device_, false);
   check_device("aten::_weight_norm_interface", "g", g, common_device_, false);
@@ -1259,6 +1275,7 @@ at::Tensor wrapper_var_correction(const at::Tensor & self, at::OptionalIntArrayR
 }
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_group_norm(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, c10::SymInt N, c10::SymInt C, c10::SymInt HxW, int64_t group, double eps) {
+  FOO_COUNT_CALL("native_group_norm");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::native_group_norm", "input", input, common_device_, false);
   check_device("aten::native_group_norm", "weight", weight, common_device_, false);
@@ -1268,6 +1285,7 @@ at::Tensor wrapper_var_correction(const at::Tensor & self, at::OptionalIntArrayR
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper__native_batch_norm_legit_out(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, at::Tensor & running_mean, at::Tensor & running_var, bool training, double momentum, double eps, at::Tensor & out, at::Tensor & save_mean, at::Tensor & save_invstd) {
+  FOO_COUNT_CALL("native_batch_norm_legit_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_native_batch_norm_legit.out", "input", input, common_device_, false);
   check_device("aten::_native_batch_norm_legit.out", "weight", weight, common_device_, false);
@@ -1282,6 +1300,7 @@ at::Tensor wrapper_var_correction(const at::Tensor & self, at::OptionalIntArrayR
 }
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor> wrapper__batch_norm_with_update(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, at::Tensor & running_mean, at::Tensor & running_var, double momentum, double eps) {
+  FOO_COUNT_CALL("batch_norm_with_update");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_batch_norm_with_update", "input", input, common_device_, false);
   check_device("aten::_batch_norm_with_update", "weight", weight, common_device_, false);
@@ -1293,6 +1312,7 @@ at::Tensor wrapper_var_correction(const at::Tensor & self, at::OptionalIntArrayR
 }
 
 at::Tensor & wrapper_upsample_nearest1d_backward_grad_input(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, ::std::optional<double> scales, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("upsample_nearest1d_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::upsample_nearest1d_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::upsample_nearest1d_backward.grad_input", "grad_input", grad_input, common_device_, false);
@@ -1301,6 +1321,7 @@ at::Tensor & wrapper_upsample_nearest1d_backward_grad_input(const at::Tensor & g
 }
 
 at::Tensor wrapper_upsample_nearest1d_backward(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, ::std::optional<double> scales) {
+  FOO_COUNT_CALL("upsample_nearest1d_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::upsample_nearest1d_backward", "grad_output", grad_output, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1308,6 +1329,7 @@ at::Tensor wrapper_upsample_nearest1d_backward(const at::Tensor & grad_output, c
 }
 
 at::Tensor & wrapper_upsample_bilinear2d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & out) {
+  FOO_COUNT_CALL("upsample_bilinear2d_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::upsample_bilinear2d.out", "self", self, common_device_, false);
   check_device("aten::upsample_bilinear2d.out", "out", out, common_device_, false);
@@ -1316,6 +1338,7 @@ at::Tensor & wrapper_upsample_bilinear2d_out(const at::Tensor & self, c10::SymIn
 }
 
 at::Tensor wrapper_upsample_bilinear2d(const at::Tensor & self, c10::SymIntArrayRef output_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+  FOO_COUNT_CALL("upsample_bilinear2d_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::upsample_bilinear2d", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1323,6 +1346,7 @@ at::Tensor wrapper_upsample_bilinear2d(const at::Tensor & self, c10::SymIntArray
 }
 
 at::Tensor & wrapper_reflection_pad1d_out(const at::Tensor & self, c10::SymIntArrayRef padding, at::Tensor & out) {
+  FOO_COUNT_CALL("reflection_pad1d_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::reflection_pad1d.out", "self", self, common_device_, false);
   check_device("aten::reflection_pad1d.out", "out", out, common_device_, false);
@@ -1331,6 +1355,7 @@ at::Tensor & wrapper_reflection_pad1d_out(const at::Tensor & self, c10::SymIntAr
 }
 
 at::Tensor wrapper_reflection_pad1d(const at::Tensor & self, c10::SymIntArrayRef padding) {
+  FOO_COUNT_CALL("reflection_pad1d_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::reflection_pad1d", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1338,6 +1363,7 @@ at::Tensor wrapper_reflection_pad1d(const at::Tensor & self, c10::SymIntArrayRef
 }
 
 at::Tensor & wrapper_replication_pad2d_out(const at::Tensor & self, c10::SymIntArrayRef padding, at::Tensor & out) {
+  FOO_COUNT_CALL("replication_pad2d_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::replication_pad2d.out", "self", self, common_device_, false);
   check_device("aten::replication_pad2d.out", "out", out, common_device_, false);
@@ -1346,6 +1372,7 @@ at::Tensor & wrapper_replication_pad2d_out(const at::Tensor & self, c10::SymIntA
 }
 
 at::Tensor wrapper_replication_pad2d(const at::Tensor & self, c10::SymIntArrayRef padding) {
+  FOO_COUNT_CALL("replication_pad2d_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::replication_pad2d", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1353,6 +1380,7 @@ at::Tensor wrapper_replication_pad2d(const at::Tensor & self, c10::SymIntArrayRe
 }
 
 at::Tensor & wrapper_replication_pad2d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, c10::SymIntArrayRef padding, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("replication_pad2d_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::replication_pad2d_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::replication_pad2d_backward.grad_input", "self", self, common_device_, false);
@@ -1362,6 +1390,7 @@ at::Tensor & wrapper_replication_pad2d_backward_grad_input(const at::Tensor & gr
 }
 
 at::Tensor wrapper_replication_pad2d_backward(const at::Tensor & grad_output, const at::Tensor & self, c10::SymIntArrayRef padding) {
+  FOO_COUNT_CALL("replication_pad2d_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::replication_pad2d_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::replication_pad2d_backward", "self", self, common_device_, false);
@@ -1372,6 +1401,7 @@ at::Tensor wrapper_replication_pad2d_backward(const at::Tensor & grad_output, co
 }
 
 at::Tensor & wrapper_replication_pad3d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, c10::SymIntArrayRef padding, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("replication_pad3d_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::replication_pad3d_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::replication_pad3d_backward.grad_input", "self", self, common_device_, false);
@@ -1381,6 +1411,7 @@ at::Tensor & wrapper_replication_pad3d_backward_grad_input(const at::Tensor & gr
 }
 
 at::Tensor wrapper_replication_pad3d_backward(const at::Tensor & grad_output, const at::Tensor & self, c10::SymIntArrayRef padding) {
+  FOO_COUNT_CALL("replication_pad3d_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::replication_pad3d_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::replication_pad3d_backward", "self", self, common_device_, false);
@@ -1391,6 +1422,7 @@ at::Tensor wrapper_replication_pad3d_backward(const at::Tensor & grad_output, co
 }
 
 at::Tensor wrapper_repeat(const at::Tensor & self, c10::SymIntArrayRef repeats) {
+  FOO_COUNT_CALL("repeat");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::repeat", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1398,6 +1430,7 @@ at::Tensor wrapper_repeat(const at::Tensor & self, c10::SymIntArrayRef repeats) 
 }
 
 at::Tensor & wrapper_tril_out(const at::Tensor & self, c10::SymInt diagonal, at::Tensor & out) {
+  FOO_COUNT_CALL("tril_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::tril.out", "self", self, common_device_, false);
   check_device("aten::tril.out", "out", out, common_device_, false);
@@ -1406,6 +1439,7 @@ at::Tensor & wrapper_tril_out(const at::Tensor & self, c10::SymInt diagonal, at:
 }
 
 at::Tensor wrapper_tril(const at::Tensor & self, c10::SymInt diagonal) {
+  FOO_COUNT_CALL("tril_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::tril", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1413,6 +1447,7 @@ at::Tensor wrapper_tril(const at::Tensor & self, c10::SymInt diagonal) {
 }
 
 at::Tensor & wrapper_tril_(at::Tensor & self, c10::SymInt diagonal) {
+  FOO_COUNT_CALL("tril_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::tril_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1420,6 +1455,7 @@ at::Tensor & wrapper_tril_(at::Tensor & self, c10::SymInt diagonal) {
 }
 
 at::Tensor & wrapper_any_all_out(const at::Tensor & self, at::Tensor & out) {
+  FOO_COUNT_CALL("any_all_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::any.all_out", "self", self, common_device_, false);
   check_device("aten::any.all_out", "out", out, common_device_, false);
@@ -1428,6 +1464,7 @@ at::Tensor & wrapper_any_all_out(const at::Tensor & self, at::Tensor & out) {
 }
 
 at::Tensor wrapper_any(const at::Tensor & self) {
+  FOO_COUNT_CALL("any_all_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::any", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1435,6 +1472,7 @@ at::Tensor wrapper_any(const at::Tensor & self) {
 }
 
 at::Tensor & wrapper_any_dims_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, at::Tensor & out) {
+  FOO_COUNT_CALL("any_dims_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::any.dims_out", "self", self, common_device_, false);
   check_device("aten::any.dims_out", "out", out, common_device_, false);
@@ -1443,6 +1481,7 @@ at::Tensor & wrapper_any_dims_out(const at::Tensor & self, at::OptionalIntArrayR
 }
 
 at::Tensor wrapper_any_dims(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim) {
+  FOO_COUNT_CALL("any_dims_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::any.dims", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1450,6 +1489,7 @@ at::Tensor wrapper_any_dims(const at::Tensor & self, at::OptionalIntArrayRef dim
 }
 
 at::Tensor & wrapper_multi_margin_loss_out(const at::Tensor & self, const at::Tensor & target, const at::Scalar & p, const at::Scalar & margin, const ::std::optional<at::Tensor> & weight, int64_t reduction, at::Tensor & out) {
+  FOO_COUNT_CALL("multi_margin_loss_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::multi_margin_loss.out", "self", self, common_device_, false);
   check_device("aten::multi_margin_loss.out", "target", target, common_device_, false);
@@ -1460,6 +1500,7 @@ at::Tensor & wrapper_multi_margin_loss_out(const at::Tensor & self, const at::Te
 }
 
 at::Tensor wrapper_multi_margin_loss(const at::Tensor & self, const at::Tensor & target, const at::Scalar & p, const at::Scalar & margin, const ::std::optional<at::Tensor> & weight, int64_t reduction) {
+  FOO_COUNT_CALL("multi_margin_loss_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::multi_margin_loss", "self", self, common_device_, false);
   check_device("aten::multi_margin_loss", "target", target, common_device_, false);
@@ -1471,6 +1512,7 @@ at::Tensor wrapper_multi_margin_loss(const at::Tensor & self, const at::Tensor &
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_multilabel_margin_loss_forward_output(const at::Tensor & self, const at::Tensor & target, int64_t reduction, at::Tensor & output, at::Tensor & is_target) {
+  FOO_COUNT_CALL("multilabel_margin_loss_forward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::multilabel_margin_loss_forward.output", "self", self, common_device_, false);
   check_device("aten::multilabel_margin_loss_forward.output", "target", target, common_device_, false);
@@ -1481,6 +1523,7 @@ at::Tensor wrapper_multi_margin_loss(const at::Tensor & self, const at::Tensor &
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper_multilabel_margin_loss_forward(const at::Tensor & self, const at::Tensor & target, int64_t reduction) {
+  FOO_COUNT_CALL("multilabel_margin_loss_forward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::multilabel_margin_loss_forward", "self", self, common_device_, false);
   check_device("aten::multilabel_margin_loss_forward", "target", target, common_device_, false);
@@ -1492,6 +1535,7 @@ at::Tensor wrapper_multi_margin_loss(const at::Tensor & self, const at::Tensor &
 }
 
 at::Tensor wrapper__cdist_forward(const at::Tensor & x1, const at::Tensor & x2, double p, ::std::optional<int64_t> compute_mode) {
+  FOO_COUNT_CALL("cdist_forward");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_cdist_forward", "x1", x1, common_device_, false);
   check_device("aten::_cdist_forward", "x2", x2, common_device_, false);
@@ -1500,6 +1544,7 @@ at::Tensor wrapper__cdist_forward(const at::Tensor & x1, const at::Tensor & x2, 
 }
 
 at::Tensor & wrapper_binary_cross_entropy_out(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, at::Tensor & out) {
+  FOO_COUNT_CALL("binary_cross_entropy_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::binary_cross_entropy.out", "self", self, common_device_, false);
   check_device("aten::binary_cross_entropy.out", "target", target, common_device_, false);
@@ -1510,6 +1555,7 @@ at::Tensor & wrapper_binary_cross_entropy_out(const at::Tensor & self, const at:
 }
 
 at::Tensor wrapper_binary_cross_entropy(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction) {
+  FOO_COUNT_CALL("binary_cross_entropy_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::binary_cross_entropy", "self", self, common_device_, false);
   check_device("aten::binary_cross_entropy", "target", target, common_device_, false);
@@ -1521,6 +1567,7 @@ at::Tensor wrapper_binary_cross_entropy(const at::Tensor & self, const at::Tenso
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_log_sigmoid_forward_output(const at::Tensor & self, at::Tensor & output, at::Tensor & buffer) {
+  FOO_COUNT_CALL("log_sigmoid_forward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::log_sigmoid_forward.output", "self", self, common_device_, false);
   check_device("aten::log_sigmoid_forward.output", "output", output, common_device_, false);
@@ -1530,6 +1577,7 @@ at::Tensor wrapper_binary_cross_entropy(const at::Tensor & self, const at::Tenso
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper_log_sigmoid_forward(const at::Tensor & self) {
+  FOO_COUNT_CALL("log_sigmoid_forward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::log_sigmoid_forward", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1540,6 +1588,7 @@ at::Tensor wrapper_binary_cross_entropy(const at::Tensor & self, const at::Tenso
 }
 
 void wrapper__foreach_add__Scalar(at::TensorList self, const at::Scalar & scalar) {
+  FOO_COUNT_CALL("foreach_add_scalar_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_foreach_add_.Scalar", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1547,6 +1596,7 @@ void wrapper__foreach_add__Scalar(at::TensorList self, const at::Scalar & scalar
 }
 
 void wrapper__foreach_mul__Tensor(at::TensorList self, const at::Tensor & other) {
+  FOO_COUNT_CALL("foreach_mul_tensor_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_foreach_mul_.Tensor", "self", self, common_device_, false);
   check_device("aten::_foreach_mul_.Tensor", "other", other, common_device_, false);
@@ -1555,6 +1605,7 @@ void wrapper__foreach_mul__Tensor(at::TensorList self, const at::Tensor & other)
 }
 
 ::std::vector<at::Tensor> wrapper__foreach_neg(at::TensorList self) {
+  FOO_COUNT_CALL("foreach_neg");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_foreach_neg", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);

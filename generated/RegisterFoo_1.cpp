@@ -1222,6 +1222,7 @@ using foo::native::check_device_or_cpu;
 using foo::native::note_device;
 
 at::Tensor & wrapper_normal_(at::Tensor & self, double mean, double std, ::std::optional<at::Generator> generator) {
+  FOO_COUNT_CALL("normal_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::normal_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1229,6 +1230,7 @@ at::Tensor & wrapper_normal_(at::Tensor & self, double mean, double std, ::std::
 }
 
 at::Tensor & wrapper_bernoulli__float(at::Tensor & self, double p, ::std::optional<at::Generator> generator) {
+  FOO_COUNT_CALL("bernoulli_float_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::bernoulli_.float", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1236,6 +1238,7 @@ at::Tensor & wrapper_bernoulli__float(at::Tensor & self, double p, ::std::option
 }
 
 at::Tensor & wrapper_bernoulli__Tensor(at::Tensor & self, const at::Tensor & p, ::std::optional<at::Generator> generator) {
+  FOO_COUNT_CALL("bernoulli_tensor_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::bernoulli_.Tensor", "self", self, common_device_, false);
   check_device("aten::bernoulli_.Tensor", "p", p, common_device_, false);
@@ -1244,6 +1247,7 @@ at::Tensor & wrapper_bernoulli__Tensor(at::Tensor & self, const at::Tensor & p, 
 }
 
 at::Tensor & wrapper_cauchy_(at::Tensor & self, double median, double sigma, ::std::optional<at::Generator> generator) {
+  FOO_COUNT_CALL("cauchy_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::cauchy_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1251,6 +1255,7 @@ at::Tensor & wrapper_cauchy_(at::Tensor & self, double median, double sigma, ::s
 }
 
 at::Tensor & wrapper_geometric_(at::Tensor & self, double p, ::std::optional<at::Generator> generator) {
+  FOO_COUNT_CALL("geometric_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::geometric_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1258,6 +1263,7 @@ at::Tensor & wrapper_geometric_(at::Tensor & self, double p, ::std::optional<at:
 }
 
 at::Tensor & wrapper_random_(at::Tensor & self, ::std::optional<at::Generator> generator) {
+  FOO_COUNT_CALL("random_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::random_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1265,6 +1271,7 @@ at::Tensor & wrapper_random_(at::Tensor & self, ::std::optional<at::Generator> g
 }
 
 at::Tensor & wrapper_random__from(at::Tensor & self, int64_t from, ::std::optional<int64_t> to, ::std::optional<at::Generator> generator) {
+  FOO_COUNT_CALL("random_from");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::random_.from", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1272,6 +1279,7 @@ at::Tensor & wrapper_random__from(at::Tensor & self, int64_t from, ::std::option
 }
 
 at::Tensor wrapper_view_as_real(const at::Tensor & self) {
+  FOO_COUNT_CALL("view_as_real");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::view_as_real", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1279,6 +1287,7 @@ at::Tensor wrapper_view_as_real(const at::Tensor & self) {
 }
 
 at::Tensor & wrapper_histc_out(const at::Tensor & self, int64_t bins, const at::Scalar & min, const at::Scalar & max, at::Tensor & out) {
+  FOO_COUNT_CALL("histc_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::histc.out", "self", self, common_device_, false);
   check_device("aten::histc.out", "out", out, common_device_, false);
@@ -1287,6 +1296,7 @@ at::Tensor & wrapper_histc_out(const at::Tensor & self, int64_t bins, const at::
 }
 
 at::Tensor wrapper_histc(const at::Tensor & self, int64_t bins, const at::Scalar & min, const at::Scalar & max) {
+  FOO_COUNT_CALL("histc_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::histc", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1296,6 +1306,7 @@ at::Tensor wrapper_histc(const at::Tensor & self, int64_t bins, const at::Scalar
 }
 
 at::Tensor & wrapper__amp_update_scale_(at::Tensor & self, at::Tensor & growth_tracker, const at::Tensor & found_inf, double scale_growth_factor, double scale_backoff_factor, int64_t growth_interval) {
+  FOO_COUNT_CALL("amp_update_scale_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_amp_update_scale_", "self", self, common_device_, false);
   check_device("aten::_amp_update_scale_", "growth_tracker", growth_tracker, common_device_, false);
@@ -1305,6 +1316,7 @@ at::Tensor & wrapper__amp_update_scale_(at::Tensor & self, at::Tensor & growth_t
 }
 
 at::Tensor & wrapper_fill__Scalar(at::Tensor & self, const at::Scalar & value) {
+  FOO_COUNT_CALL("fill_scalar");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::fill_.Scalar", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1312,6 +1324,7 @@ at::Tensor & wrapper_fill__Scalar(at::Tensor & self, const at::Scalar & value) {
 }
 
 at::Tensor & wrapper_zero_(at::Tensor & self) {
+  FOO_COUNT_CALL("zero_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::zero_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1319,6 +1332,7 @@ at::Tensor & wrapper_zero_(at::Tensor & self) {
 }
 
 at::Tensor & wrapper__log_softmax_backward_data_out(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype, at::Tensor & out) {
+  FOO_COUNT_CALL("log_softmax_backward_data_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_log_softmax_backward_data.out", "grad_output", grad_output, common_device_, false);
   check_device("aten::_log_softmax_backward_data.out", "output", output, common_device_, false);
@@ -1328,6 +1342,7 @@ at::Tensor & wrapper__log_softmax_backward_data_out(const at::Tensor & grad_outp
 }
 
 at::Tensor wrapper__log_softmax_backward_data(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype) {
+  FOO_COUNT_CALL("log_softmax_backward_data_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_log_softmax_backward_data", "grad_output", grad_output, common_device_, false);
   check_device("aten::_log_softmax_backward_data", "output", output, common_device_, false);
@@ -1336,6 +1351,7 @@ at::Tensor wrapper__log_softmax_backward_data(const at::Tensor & grad_output, co
 }
 
 at::Tensor & wrapper_addmm_out(const at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha, at::Tensor & out) {
+  FOO_COUNT_CALL("addmm_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::addmm.out", "self", self, common_device_, false);
   check_device("aten::addmm.out", "mat1", mat1, common_device_, false);
@@ -1346,6 +1362,7 @@ at::Tensor & wrapper_addmm_out(const at::Tensor & self, const at::Tensor & mat1,
 }
 
 at::Tensor wrapper_addmm(const at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha) {
+  FOO_COUNT_CALL("addmm_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::addmm", "self", self, common_device_, false);
   check_device("aten::addmm", "mat1", mat1, common_device_, false);
@@ -1355,6 +1372,7 @@ at::Tensor wrapper_addmm(const at::Tensor & self, const at::Tensor & mat1, const
 }
 
 at::Tensor & wrapper_addmm_(at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha) {
+  FOO_COUNT_CALL("addmm_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::addmm_", "self", self, common_device_, false);
   check_device("aten::addmm_", "mat1", mat1, common_device_, false);
@@ -1364,6 +1382,7 @@ at::Tensor & wrapper_addmm_(at::Tensor & self, const at::Tensor & mat1, const at
 }
 
 at::Tensor & wrapper_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  FOO_COUNT_CALL("sum_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::sum.IntList_out", "self", self, common_device_, false);
   check_device("aten::sum.IntList_out", "out", out, common_device_, false);
@@ -1372,6 +1391,7 @@ at::Tensor & wrapper_sum_IntList_out(const at::Tensor & self, at::OptionalIntArr
 }
 
 at::Tensor wrapper_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
+  FOO_COUNT_CALL("sum_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::sum.dim_IntList", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1379,6 +1399,7 @@ at::Tensor wrapper_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArray
 }
 
 at::Tensor & wrapper_min_unary_out(const at::Tensor & self, at::Tensor & out) {
+  FOO_COUNT_CALL("min_unary_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::min.unary_out", "self", self, common_device_, false);
   check_device("aten::min.unary_out", "out", out, common_device_, false);
@@ -1387,6 +1408,7 @@ at::Tensor & wrapper_min_unary_out(const at::Tensor & self, at::Tensor & out) {
 }
 
 at::Tensor wrapper_min(const at::Tensor & self) {
+  FOO_COUNT_CALL("min_unary_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::min", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1396,6 +1418,7 @@ at::Tensor wrapper_min(const at::Tensor & self) {
 }
 
 at::Tensor & wrapper_glu_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, int64_t dim, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("glu_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::glu_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::glu_backward.grad_input", "self", self, common_device_, false);
@@ -1405,6 +1428,7 @@ at::Tensor & wrapper_glu_backward_grad_input(const at::Tensor & grad_output, con
 }
 
 at::Tensor wrapper_glu_backward(const at::Tensor & grad_output, const at::Tensor & self, int64_t dim) {
+  FOO_COUNT_CALL("glu_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::glu_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::glu_backward", "self", self, common_device_, false);
@@ -1415,6 +1439,7 @@ at::Tensor wrapper_glu_backward(const at::Tensor & grad_output, const at::Tensor
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper__prelu_kernel_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & weight) {
+  FOO_COUNT_CALL("_prelu_kernel_backward");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_prelu_kernel_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::_prelu_kernel_backward", "self", self, common_device_, false);
@@ -1424,6 +1449,7 @@ at::Tensor wrapper_glu_backward(const at::Tensor & grad_output, const at::Tensor
 }
 
 at::Tensor & wrapper_pow_Scalar_out(const at::Scalar & self, const at::Tensor & exponent, at::Tensor & out) {
+  FOO_COUNT_CALL("pow_scalar_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::pow.Scalar_out", "exponent", exponent, common_device_, true);
   check_device("aten::pow.Scalar_out", "out", out, common_device_, false);
@@ -1432,6 +1458,7 @@ at::Tensor & wrapper_pow_Scalar_out(const at::Scalar & self, const at::Tensor & 
 }
 
 at::Tensor wrapper_pow_Scalar(const at::Scalar & self, const at::Tensor & exponent) {
+  FOO_COUNT_CALL("pow_scalar_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::pow.Scalar", "exponent", exponent, common_device_, true);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1439,6 +1466,7 @@ at::Tensor wrapper_pow_Scalar(const at::Scalar & self, const at::Tensor & expone
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper__weight_norm_interface_backward(const at::Tensor & grad_w, const at::Tensor & saved_v, const at::Tensor & saved_g, const at::Tensor & saved_norms, int64_t dim) {
+  FOO_COUNT_CALL("weight_norm_interface_backward");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_weight_norm_interface_backward", "grad_w", grad_w, common_device_, false);
   check_device("aten::_weight_norm_interface_backward", "saved_v", saved_v, common_device_, false);
@@ -1449,6 +1477,7 @@ at::Tensor wrapper_pow_Scalar(const at::Scalar & self, const at::Tensor & expone
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper__native_batch_norm_legit_no_stats_out(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, bool training, double momentum, double eps, at::Tensor & out, at::Tensor & save_mean, at::Tensor & save_invstd) {
+  FOO_COUNT_CALL("native_batch_norm_legit_no_stats_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_native_batch_norm_legit.no_stats_out", "input", input, common_device_, false);
   check_device("aten::_native_batch_norm_legit.no_stats_out", "weight", weight, common_device_, false);
@@ -1461,6 +1490,7 @@ at::Tensor wrapper_pow_Scalar(const at::Scalar & self, const at::Tensor & expone
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_max_pool2d_with_indices_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, at::Tensor & out, at::Tensor & indices) {
+  FOO_COUNT_CALL("max_pool2d_with_indices_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::max_pool2d_with_indices.out", "self", self, common_device_, false);
   check_device("aten::max_pool2d_with_indices.out", "out", out, common_device_, false);
@@ -1470,6 +1500,7 @@ at::Tensor wrapper_pow_Scalar(const at::Scalar & self, const at::Tensor & expone
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper_max_pool2d_with_indices(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode) {
+  FOO_COUNT_CALL("max_pool2d_with_indices_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::max_pool2d_with_indices", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1477,6 +1508,7 @@ at::Tensor wrapper_pow_Scalar(const at::Scalar & self, const at::Tensor & expone
 }
 
 at::Tensor & wrapper_max_pool2d_with_indices_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("max_pool2d_with_indices_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::max_pool2d_with_indices_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::max_pool2d_with_indices_backward.grad_input", "self", self, common_device_, false);
@@ -1487,6 +1519,7 @@ at::Tensor & wrapper_max_pool2d_with_indices_backward_grad_input(const at::Tenso
 }
 
 at::Tensor wrapper_max_pool2d_with_indices_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices) {
+  FOO_COUNT_CALL("max_pool2d_with_indices_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::max_pool2d_with_indices_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::max_pool2d_with_indices_backward", "self", self, common_device_, false);
@@ -1496,6 +1529,7 @@ at::Tensor wrapper_max_pool2d_with_indices_backward(const at::Tensor & grad_outp
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_adaptive_max_pool2d_out(const at::Tensor & self, at::IntArrayRef output_size, at::Tensor & out, at::Tensor & indices) {
+  FOO_COUNT_CALL("adaptive_max_pool2d_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::adaptive_max_pool2d.out", "self", self, common_device_, false);
   check_device("aten::adaptive_max_pool2d.out", "out", out, common_device_, false);
@@ -1505,6 +1539,7 @@ at::Tensor wrapper_max_pool2d_with_indices_backward(const at::Tensor & grad_outp
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper_adaptive_max_pool2d(const at::Tensor & self, at::IntArrayRef output_size) {
+  FOO_COUNT_CALL("adaptive_max_pool2d_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::adaptive_max_pool2d", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1512,6 +1547,7 @@ at::Tensor wrapper_max_pool2d_with_indices_backward(const at::Tensor & grad_outp
 }
 
 at::Tensor & wrapper_upsample_nearest2d_backward_grad_input(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("upsample_nearest2d_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::upsample_nearest2d_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::upsample_nearest2d_backward.grad_input", "grad_input", grad_input, common_device_, false);
@@ -1520,6 +1556,7 @@ at::Tensor & wrapper_upsample_nearest2d_backward_grad_input(const at::Tensor & g
 }
 
 at::Tensor wrapper_upsample_nearest2d_backward(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+  FOO_COUNT_CALL("upsample_nearest2d_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::upsample_nearest2d_backward", "grad_output", grad_output, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1527,6 +1564,7 @@ at::Tensor wrapper_upsample_nearest2d_backward(const at::Tensor & grad_output, c
 }
 
 at::Tensor & wrapper_replication_pad1d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, c10::SymIntArrayRef padding, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("replication_pad1d_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::replication_pad1d_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::replication_pad1d_backward.grad_input", "self", self, common_device_, false);
@@ -1536,6 +1574,7 @@ at::Tensor & wrapper_replication_pad1d_backward_grad_input(const at::Tensor & gr
 }
 
 at::Tensor wrapper_replication_pad1d_backward(const at::Tensor & grad_output, const at::Tensor & self, c10::SymIntArrayRef padding) {
+  FOO_COUNT_CALL("replication_pad1d_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::replication_pad1d_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::replication_pad1d_backward", "self", self, common_device_, false);
@@ -1544,6 +1583,7 @@ at::Tensor wrapper_replication_pad1d_backward(const at::Tensor & grad_output, co
 }
 
 at::Tensor & wrapper_gather_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, bool sparse_grad, at::Tensor & out) {
+  FOO_COUNT_CALL("gather_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::gather.out", "self", self, common_device_, false);
   check_device("aten::gather.out", "index", index, common_device_, false);
@@ -1553,6 +1593,7 @@ at::Tensor & wrapper_gather_out(const at::Tensor & self, int64_t dim, const at::
 }
 
 at::Tensor wrapper_gather(const at::Tensor & self, int64_t dim, const at::Tensor & index, bool sparse_grad) {
+  FOO_COUNT_CALL("gather_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::gather", "self", self, common_device_, false);
   check_device("aten::gather", "index", index, common_device_, false);
@@ -1561,6 +1602,7 @@ at::Tensor wrapper_gather(const at::Tensor & self, int64_t dim, const at::Tensor
 }
 
 at::Tensor & wrapper_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::Tensor & out) {
+  FOO_COUNT_CALL("cat_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::cat.out", "tensors", tensors, common_device_, false);
   check_device("aten::cat.out", "out", out, common_device_, false);
@@ -1569,6 +1611,7 @@ at::Tensor & wrapper_cat_out(const at::ITensorListRef & tensors, int64_t dim, at
 }
 
 at::Tensor wrapper_cat(const at::ITensorListRef & tensors, int64_t dim) {
+  FOO_COUNT_CALL("cat_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::cat", "tensors", tensors, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1576,6 +1619,7 @@ at::Tensor wrapper_cat(const at::ITensorListRef & tensors, int64_t dim) {
 }
 
 at::Tensor wrapper_triu_indices(int64_t row, int64_t col, int64_t offset, ::std::optional<at::ScalarType> dtype, ::std::optional<at::Layout> layout, ::std::optional<at::Device> device, ::std::optional<bool> pin_memory) {
+  FOO_COUNT_CALL("triu_indices");
   ::std::optional<c10::Device> common_device_;
   common_device_ = device;
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1583,6 +1627,7 @@ at::Tensor wrapper_triu_indices(int64_t row, int64_t col, int64_t offset, ::std:
 }
 
 at::Tensor wrapper_unfold_backward(const at::Tensor & grad_in, c10::SymIntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step) {
+  FOO_COUNT_CALL("unfold_backward");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::unfold_backward", "grad_in", grad_in, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1590,6 +1635,7 @@ at::Tensor wrapper_unfold_backward(const at::Tensor & grad_in, c10::SymIntArrayR
 }
 
 at::Tensor & wrapper_smooth_l1_loss_out(const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, at::Tensor & out) {
+  FOO_COUNT_CALL("smooth_l1_loss_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::smooth_l1_loss.out", "self", self, common_device_, false);
   check_device("aten::smooth_l1_loss.out", "target", target, common_device_, false);
@@ -1599,6 +1645,7 @@ at::Tensor & wrapper_smooth_l1_loss_out(const at::Tensor & self, const at::Tenso
 }
 
 at::Tensor wrapper_smooth_l1_loss(const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta) {
+  FOO_COUNT_CALL("smooth_l1_loss_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::smooth_l1_loss", "self", self, common_device_, false);
   check_device("aten::smooth_l1_loss", "target", target, common_device_, false);
@@ -1607,6 +1654,7 @@ at::Tensor wrapper_smooth_l1_loss(const at::Tensor & self, const at::Tensor & ta
 }
 
 at::Tensor & wrapper_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("smooth_l1_loss_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::smooth_l1_loss_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::smooth_l1_loss_backward.grad_input", "self", self, common_device_, false);
@@ -1617,6 +1665,7 @@ at::Tensor & wrapper_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_
 }
 
 at::Tensor wrapper_smooth_l1_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta) {
+  FOO_COUNT_CALL("smooth_l1_loss_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::smooth_l1_loss_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::smooth_l1_loss_backward", "self", self, common_device_, false);
@@ -1628,6 +1677,7 @@ at::Tensor wrapper_smooth_l1_loss_backward(const at::Tensor & grad_output, const
 }
 
 ::std::vector<at::Tensor> wrapper__foreach_add_List(at::TensorList self, at::TensorList other, const at::Scalar & alpha) {
+  FOO_COUNT_CALL("foreach_add_list");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_foreach_add.List", "self", self, common_device_, false);
   check_device("aten::_foreach_add.List", "other", other, common_device_, false);
@@ -1636,6 +1686,7 @@ at::Tensor wrapper_smooth_l1_loss_backward(const at::Tensor & grad_output, const
 }
 
 void wrapper__foreach_mul__Scalar(at::TensorList self, const at::Scalar & scalar) {
+  FOO_COUNT_CALL("foreach_mul_scalar_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_foreach_mul_.Scalar", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1643,6 +1694,7 @@ void wrapper__foreach_mul__Scalar(at::TensorList self, const at::Scalar & scalar
 }
 
 void wrapper__fused_adam_(at::TensorList self, at::TensorList grads, at::TensorList exp_avgs, at::TensorList exp_avg_sqs, at::TensorList max_exp_avg_sqs, at::TensorList state_steps, double lr, double beta1, double beta2, double weight_decay, double eps, bool amsgrad, bool maximize, const ::std::optional<at::Tensor> & grad_scale, const ::std::optional<at::Tensor> & found_inf) {
+  FOO_COUNT_CALL("fused_adam_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_fused_adam_", "self", self, common_device_, false);
   check_device("aten::_fused_adam_", "grads", grads, common_device_, false);
@@ -1657,6 +1709,7 @@ void wrapper__fused_adam_(at::TensorList self, at::TensorList grads, at::TensorL
 }
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper__thnn_fused_lstm_cell_backward_impl(const ::std::optional<at::Tensor> & grad_hy, const ::std::optional<at::Tensor> & grad_cy, const at::Tensor & cx, const at::Tensor & cy, const at::Tensor & workspace, bool has_bias) {
+  FOO_COUNT_CALL("thnn_fused_lstm_cell_backward_impl");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_thnn_fused_lstm_cell_backward_impl", "grad_hy", grad_hy, common_device_, false);
   check_device("aten::_thnn_fused_lstm_cell_backward_impl", "grad_cy", grad_cy, common_device_, false);
@@ -1668,6 +1721,7 @@ void wrapper__fused_adam_(at::TensorList self, at::TensorList grads, at::TensorL
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper__thnn_fused_gru_cell(const at::Tensor & input_gates, const at::Tensor & hidden_gates, const at::Tensor & hx, const ::std::optional<at::Tensor> & input_bias, const ::std::optional<at::Tensor> & hidden_bias) {
+  FOO_COUNT_CALL("thnn_fused_gru_cell");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_thnn_fused_gru_cell", "input_gates", input_gates, common_device_, false);
   check_device("aten::_thnn_fused_gru_cell", "hidden_gates", hidden_gates, common_device_, false);

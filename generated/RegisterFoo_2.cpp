@@ -907,18 +907,21 @@ using foo::native::check_device_or_cpu;
 using foo::native::note_device;
 
 at::Tensor wrapper_as_strided(const at::Tensor & self, c10::SymIntArrayRef size, c10::SymIntArrayRef stride, ::std::optional<c10::SymInt> storage_offset) {
+  FOO_COUNT_CALL("as_strided");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::as_strided", "self", self, common_device_, false);
   return foo::native::as_strided(self, C10_AS_INTARRAYREF_SLOW(size), C10_AS_INTARRAYREF_SLOW(stride), storage_offset.has_value() ? ::std::make_optional(storage_offset->guard_int(__FILE__, __LINE__)) : ::std::nullopt);
 }
 
 const at::Tensor & wrapper_resize_(const at::Tensor & self, c10::SymIntArrayRef size, ::std::optional<at::MemoryFormat> memory_format) {
+  FOO_COUNT_CALL("resize_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::resize_", "self", self, common_device_, false);
   return foo::native::resize_(self, C10_AS_INTARRAYREF_SLOW(size), memory_format);
 }
 
 at::Tensor & wrapper_set_(at::Tensor & self) {
+  FOO_COUNT_CALL("set_empty");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::set_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -926,6 +929,7 @@ at::Tensor & wrapper_set_(at::Tensor & self) {
 }
 
 void wrapper_record_stream(at::Tensor & self, at::Stream s) {
+  FOO_COUNT_CALL("record_stream");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::record_stream", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -933,6 +937,7 @@ void wrapper_record_stream(at::Tensor & self, at::Stream s) {
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper_native_dropout(const at::Tensor & input, double p, ::std::optional<bool> train) {
+  FOO_COUNT_CALL("native_dropout");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::native_dropout", "input", input, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -940,6 +945,7 @@ void wrapper_record_stream(at::Tensor & self, at::Stream s) {
 }
 
 at::Tensor & wrapper_exponential_(at::Tensor & self, double lambd, ::std::optional<at::Generator> generator) {
+  FOO_COUNT_CALL("exponential_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::exponential_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -947,6 +953,7 @@ at::Tensor & wrapper_exponential_(at::Tensor & self, double lambd, ::std::option
 }
 
 at::Tensor & wrapper_addmv_out(const at::Tensor & self, const at::Tensor & mat, const at::Tensor & vec, const at::Scalar & beta, const at::Scalar & alpha, at::Tensor & out) {
+  FOO_COUNT_CALL("addmv_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::addmv.out", "self", self, common_device_, false);
   check_device("aten::addmv.out", "mat", mat, common_device_, false);
@@ -957,6 +964,7 @@ at::Tensor & wrapper_addmv_out(const at::Tensor & self, const at::Tensor & mat, 
 }
 
 at::Tensor wrapper_addmv(const at::Tensor & self, const at::Tensor & mat, const at::Tensor & vec, const at::Scalar & beta, const at::Scalar & alpha) {
+  FOO_COUNT_CALL("addmv_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::addmv", "self", self, common_device_, false);
   check_device("aten::addmv", "mat", mat, common_device_, false);
@@ -966,6 +974,7 @@ at::Tensor wrapper_addmv(const at::Tensor & self, const at::Tensor & mat, const 
 }
 
 at::Tensor & wrapper_addmv_(at::Tensor & self, const at::Tensor & mat, const at::Tensor & vec, const at::Scalar & beta, const at::Scalar & alpha) {
+  FOO_COUNT_CALL("addmv_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::addmv_", "self", self, common_device_, false);
   check_device("aten::addmv_", "mat", mat, common_device_, false);
@@ -975,6 +984,7 @@ at::Tensor & wrapper_addmv_(at::Tensor & self, const at::Tensor & mat, const at:
 }
 
 at::Tensor wrapper__cholesky_solve_helper(const at::Tensor & self, const at::Tensor & A, bool upper) {
+  FOO_COUNT_CALL("cholesky_solve_helper");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_cholesky_solve_helper", "self", self, common_device_, false);
   check_device("aten::_cholesky_solve_helper", "A", A, common_device_, false);
@@ -983,6 +993,7 @@ at::Tensor wrapper__cholesky_solve_helper(const at::Tensor & self, const at::Ten
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_min_dim_min(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & min, at::Tensor & min_indices) {
+  FOO_COUNT_CALL("min_dim_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::min.dim_min", "self", self, common_device_, false);
   check_device("aten::min.dim_min", "min", min, common_device_, false);
@@ -992,6 +1003,7 @@ at::Tensor wrapper__cholesky_solve_helper(const at::Tensor & self, const at::Ten
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper_min_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  FOO_COUNT_CALL("min_dim_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::min.dim", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -999,6 +1011,7 @@ at::Tensor wrapper__cholesky_solve_helper(const at::Tensor & self, const at::Ten
 }
 
 at::Tensor & wrapper_argmax_out(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, at::Tensor & out) {
+  FOO_COUNT_CALL("argmax_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::argmax.out", "self", self, common_device_, false);
   check_device("aten::argmax.out", "out", out, common_device_, false);
@@ -1007,6 +1020,7 @@ at::Tensor & wrapper_argmax_out(const at::Tensor & self, ::std::optional<int64_t
 }
 
 at::Tensor wrapper_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim) {
+  FOO_COUNT_CALL("argmax_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::argmax", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1014,6 +1028,7 @@ at::Tensor wrapper_argmax(const at::Tensor & self, ::std::optional<int64_t> dim,
 }
 
 at::Tensor & wrapper_prod_int_out(const at::Tensor & self, int64_t dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  FOO_COUNT_CALL("prod_int_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::prod.int_out", "self", self, common_device_, false);
   check_device("aten::prod.int_out", "out", out, common_device_, false);
@@ -1022,6 +1037,7 @@ at::Tensor & wrapper_prod_int_out(const at::Tensor & self, int64_t dim, bool kee
 }
 
 at::Tensor wrapper_prod_dim_int(const at::Tensor & self, int64_t dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
+  FOO_COUNT_CALL("prod_int_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::prod.dim_int", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1029,6 +1045,7 @@ at::Tensor wrapper_prod_dim_int(const at::Tensor & self, int64_t dim, bool keepd
 }
 
 at::Tensor & wrapper_polar_out(const at::Tensor & abs, const at::Tensor & angle, at::Tensor & out) {
+  FOO_COUNT_CALL("polar_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::polar.out", "abs", abs, common_device_, false);
   check_device("aten::polar.out", "angle", angle, common_device_, false);
@@ -1038,6 +1055,7 @@ at::Tensor & wrapper_polar_out(const at::Tensor & abs, const at::Tensor & angle,
 }
 
 at::Tensor wrapper_polar(const at::Tensor & abs, const at::Tensor & angle) {
+  FOO_COUNT_CALL("polar_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::polar", "abs", abs, common_device_, false);
   check_device("aten::polar", "angle", angle, common_device_, false);
@@ -1048,6 +1066,7 @@ at::Tensor wrapper_polar(const at::Tensor & abs, const at::Tensor & angle) {
 }
 
 at::Tensor & wrapper_where_self_out(const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  FOO_COUNT_CALL("where_self_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::where.self_out", "condition", condition, common_device_, false);
   check_device("aten::where.self_out", "self", self, common_device_, false);
@@ -1058,6 +1077,7 @@ at::Tensor & wrapper_where_self_out(const at::Tensor & condition, const at::Tens
 }
 
 at::Tensor wrapper_where_self(const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other) {
+  FOO_COUNT_CALL("where_self_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::where.self", "condition", condition, common_device_, true);
   check_device("aten::where.self", "self", self, common_device_, true);
@@ -1069,6 +1089,7 @@ at::Tensor wrapper_where_self(const at::Tensor & condition, const at::Tensor & s
 }
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_layer_norm(const at::Tensor & input, c10::SymIntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, double eps) {
+  FOO_COUNT_CALL("native_layer_norm");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::native_layer_norm", "input", input, common_device_, false);
   check_device("aten::native_layer_norm", "weight", weight, common_device_, false);
@@ -1078,6 +1099,7 @@ at::Tensor wrapper_where_self(const at::Tensor & condition, const at::Tensor & s
 }
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_batch_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_invstd, bool train, double eps, ::std::array<bool,3> output_mask) {
+  FOO_COUNT_CALL("native_batch_norm_backward");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::native_batch_norm_backward", "grad_out", grad_out, common_device_, false);
   check_device("aten::native_batch_norm_backward", "input", input, common_device_, false);
@@ -1091,6 +1113,7 @@ at::Tensor wrapper_where_self(const at::Tensor & condition, const at::Tensor & s
 }
 
 at::Tensor & wrapper_embedding_renorm_(at::Tensor & self, const at::Tensor & indices, double max_norm, double norm_type) {
+  FOO_COUNT_CALL("embedding_renorm_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::embedding_renorm_", "self", self, common_device_, false);
   check_device("aten::embedding_renorm_", "indices", indices, common_device_, false);
@@ -1099,6 +1122,7 @@ at::Tensor & wrapper_embedding_renorm_(at::Tensor & self, const at::Tensor & ind
 }
 
 at::Tensor & wrapper_scatter_src_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, at::Tensor & out) {
+  FOO_COUNT_CALL("scatter_src_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::scatter.src_out", "self", self, common_device_, false);
   check_device("aten::scatter.src_out", "index", index, common_device_, false);
@@ -1109,6 +1133,7 @@ at::Tensor & wrapper_scatter_src_out(const at::Tensor & self, int64_t dim, const
 }
 
 at::Tensor wrapper_scatter_src(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+  FOO_COUNT_CALL("scatter_src_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::scatter.src", "self", self, common_device_, false);
   check_device("aten::scatter.src", "index", index, common_device_, false);
@@ -1118,6 +1143,7 @@ at::Tensor wrapper_scatter_src(const at::Tensor & self, int64_t dim, const at::T
 }
 
 at::Tensor & wrapper_scatter__src(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+  FOO_COUNT_CALL("scatter_src_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::scatter_.src", "self", self, common_device_, false);
   check_device("aten::scatter_.src", "index", index, common_device_, false);
@@ -1127,6 +1153,7 @@ at::Tensor & wrapper_scatter__src(at::Tensor & self, int64_t dim, const at::Tens
 }
 
 at::Tensor & wrapper_scatter_reduce_two_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, bool include_self, at::Tensor & out) {
+  FOO_COUNT_CALL("scatter_reduce_two_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::scatter_reduce.two_out", "self", self, common_device_, false);
   check_device("aten::scatter_reduce.two_out", "index", index, common_device_, false);
@@ -1137,6 +1164,7 @@ at::Tensor & wrapper_scatter_reduce_two_out(const at::Tensor & self, int64_t dim
 }
 
 at::Tensor wrapper_scatter_reduce_two(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, bool include_self) {
+  FOO_COUNT_CALL("scatter_reduce_two_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::scatter_reduce.two", "self", self, common_device_, false);
   check_device("aten::scatter_reduce.two", "index", index, common_device_, false);
@@ -1146,6 +1174,7 @@ at::Tensor wrapper_scatter_reduce_two(const at::Tensor & self, int64_t dim, cons
 }
 
 at::Tensor & wrapper_scatter_reduce__two(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, bool include_self) {
+  FOO_COUNT_CALL("scatter_reduce_two_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::scatter_reduce_.two", "self", self, common_device_, false);
   check_device("aten::scatter_reduce_.two", "index", index, common_device_, false);
@@ -1155,6 +1184,7 @@ at::Tensor & wrapper_scatter_reduce__two(at::Tensor & self, int64_t dim, const a
 }
 
 at::Tensor & wrapper_nonzero_out(const at::Tensor & self, at::Tensor & out) {
+  FOO_COUNT_CALL("nonzero_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::nonzero.out", "self", self, common_device_, false);
   check_device("aten::nonzero.out", "out", out, common_device_, false);
@@ -1163,6 +1193,7 @@ at::Tensor & wrapper_nonzero_out(const at::Tensor & self, at::Tensor & out) {
 }
 
 at::Tensor wrapper_nonzero(const at::Tensor & self) {
+  FOO_COUNT_CALL("nonzero_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::nonzero", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1172,6 +1203,7 @@ at::Tensor wrapper_nonzero(const at::Tensor & self) {
 }
 
 at::Tensor & wrapper_cumsum_out(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  FOO_COUNT_CALL("cumsum_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::cumsum.out", "self", self, common_device_, false);
   check_device("aten::cumsum.out", "out", out, common_device_, false);
@@ -1180,6 +1212,7 @@ at::Tensor & wrapper_cumsum_out(const at::Tensor & self, int64_t dim, ::std::opt
 }
 
 at::Tensor wrapper_cumsum(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+  FOO_COUNT_CALL("cumsum_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::cumsum", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1187,6 +1220,7 @@ at::Tensor wrapper_cumsum(const at::Tensor & self, int64_t dim, ::std::optional<
 }
 
 at::Tensor & wrapper_cumsum_(at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+  FOO_COUNT_CALL("cumsum_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::cumsum_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1194,6 +1228,7 @@ at::Tensor & wrapper_cumsum_(at::Tensor & self, int64_t dim, ::std::optional<at:
 }
 
 void wrapper__foreach_lerp__Scalar(at::TensorList self, at::TensorList tensors1, const at::Scalar & weight) {
+  FOO_COUNT_CALL("foreach_lerp_scalar_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_foreach_lerp_.Scalar", "self", self, common_device_, false);
   check_device("aten::_foreach_lerp_.Scalar", "tensors1", tensors1, common_device_, false);
@@ -1202,6 +1237,7 @@ void wrapper__foreach_lerp__Scalar(at::TensorList self, at::TensorList tensors1,
 }
 
 void wrapper__foreach_addcmul__Scalar(at::TensorList self, at::TensorList tensor1, at::TensorList tensor2, const at::Scalar & value) {
+  FOO_COUNT_CALL("foreach_addcmul_scalar_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_foreach_addcmul_.Scalar", "self", self, common_device_, false);
   check_device("aten::_foreach_addcmul_.Scalar", "tensor1", tensor1, common_device_, false);
@@ -1211,6 +1247,7 @@ void wrapper__foreach_addcmul__Scalar(at::TensorList self, at::TensorList tensor
 }
 
 void wrapper__fused_adamw_(at::TensorList self, at::TensorList grads, at::TensorList exp_avgs, at::TensorList exp_avg_sqs, at::TensorList max_exp_avg_sqs, at::TensorList state_steps, double lr, double beta1, double beta2, double weight_decay, double eps, bool amsgrad, bool maximize, const ::std::optional<at::Tensor> & grad_scale, const ::std::optional<at::Tensor> & found_inf) {
+  FOO_COUNT_CALL("fused_adamw_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_fused_adamw_", "self", self, common_device_, false);
   check_device("aten::_fused_adamw_", "grads", grads, common_device_, false);
@@ -1225,6 +1262,7 @@ void wrapper__fused_adamw_(at::TensorList self, at::TensorList grads, at::Tensor
 }
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor,at::Tensor> wrapper__thnn_fused_gru_cell_backward(const at::Tensor & grad_hy, const at::Tensor & workspace, bool has_bias) {
+  FOO_COUNT_CALL("thnn_fused_gru_cell_backward");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_thnn_fused_gru_cell_backward", "grad_hy", grad_hy, common_device_, false);
   check_device("aten::_thnn_fused_gru_cell_backward", "workspace", workspace, common_device_, false);

@@ -1130,6 +1130,7 @@ using foo::native::check_device_or_cpu;
 using foo::native::note_device;
 
 at::Tensor & wrapper_set__source_Tensor(at::Tensor & self, const at::Tensor & source) {
+  FOO_COUNT_CALL("set_source_tensor");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::set_.source_Tensor", "self", self, common_device_, false);
   check_device("aten::set_.source_Tensor", "source", source, common_device_, false);
@@ -1137,6 +1138,7 @@ at::Tensor & wrapper_set__source_Tensor(at::Tensor & self, const at::Tensor & so
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_triangular_solve_X(const at::Tensor & self, const at::Tensor & A, bool upper, bool transpose, bool unitriangular, at::Tensor & X, at::Tensor & M) {
+  FOO_COUNT_CALL("triangular_solve_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::triangular_solve.X", "self", self, common_device_, false);
   check_device("aten::triangular_solve.X", "A", A, common_device_, false);
@@ -1147,6 +1149,7 @@ at::Tensor & wrapper_set__source_Tensor(at::Tensor & self, const at::Tensor & so
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper_triangular_solve(const at::Tensor & self, const at::Tensor & A, bool upper, bool transpose, bool unitriangular) {
+  FOO_COUNT_CALL("triangular_solve_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::triangular_solve", "self", self, common_device_, false);
   check_device("aten::triangular_solve", "A", A, common_device_, false);
@@ -1155,6 +1158,7 @@ at::Tensor & wrapper_set__source_Tensor(at::Tensor & self, const at::Tensor & so
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_std_mean_correction_out(const at::Tensor & self, at::OptionalIntArrayRef dim, const ::std::optional<at::Scalar> & correction, bool keepdim, at::Tensor & out0, at::Tensor & out1) {
+  FOO_COUNT_CALL("std_mean_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::std_mean.correction_out", "self", self, common_device_, false);
   check_device("aten::std_mean.correction_out", "out0", out0, common_device_, false);
@@ -1164,6 +1168,7 @@ at::Tensor & wrapper_set__source_Tensor(at::Tensor & self, const at::Tensor & so
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper_std_mean_correction(const at::Tensor & self, at::OptionalIntArrayRef dim, const ::std::optional<at::Scalar> & correction, bool keepdim) {
+  FOO_COUNT_CALL("std_mean_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::std_mean.correction", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1174,6 +1179,7 @@ at::Tensor & wrapper_set__source_Tensor(at::Tensor & self, const at::Tensor & so
 }
 
 at::Tensor & wrapper_linalg_vector_norm_out(const at::Tensor & self, const at::Scalar & ord, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  FOO_COUNT_CALL("linalg_vector_norm_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::linalg_vector_norm.out", "self", self, common_device_, false);
   check_device("aten::linalg_vector_norm.out", "out", out, common_device_, false);
@@ -1182,6 +1188,7 @@ at::Tensor & wrapper_linalg_vector_norm_out(const at::Tensor & self, const at::S
 }
 
 at::Tensor wrapper_linalg_vector_norm(const at::Tensor & self, const at::Scalar & ord, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
+  FOO_COUNT_CALL("linalg_vector_norm_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::linalg_vector_norm", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1189,6 +1196,7 @@ at::Tensor wrapper_linalg_vector_norm(const at::Tensor & self, const at::Scalar 
 }
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_layer_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, c10::SymIntArrayRef normalized_shape, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, ::std::array<bool,3> output_mask) {
+  FOO_COUNT_CALL("native_layer_norm_backward");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::native_layer_norm_backward", "grad_out", grad_out, common_device_, false);
   check_device("aten::native_layer_norm_backward", "input", input, common_device_, false);
@@ -1201,6 +1209,7 @@ at::Tensor wrapper_linalg_vector_norm(const at::Tensor & self, const at::Scalar 
 }
 
 at::Tensor & wrapper_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & out) {
+  FOO_COUNT_CALL("avg_pool2d_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::avg_pool2d.out", "self", self, common_device_, false);
   check_device("aten::avg_pool2d.out", "out", out, common_device_, false);
@@ -1209,6 +1218,7 @@ at::Tensor & wrapper_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef ker
 }
 
 at::Tensor wrapper_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+  FOO_COUNT_CALL("avg_pool2d_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::avg_pool2d", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1216,6 +1226,7 @@ at::Tensor wrapper_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_si
 }
 
 at::Tensor & wrapper_upsample_nearest1d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales, at::Tensor & out) {
+  FOO_COUNT_CALL("upsample_nearest1d_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::upsample_nearest1d.out", "self", self, common_device_, false);
   check_device("aten::upsample_nearest1d.out", "out", out, common_device_, false);
@@ -1224,6 +1235,7 @@ at::Tensor & wrapper_upsample_nearest1d_out(const at::Tensor & self, c10::SymInt
 }
 
 at::Tensor wrapper_upsample_nearest1d(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales) {
+  FOO_COUNT_CALL("upsample_nearest1d_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::upsample_nearest1d", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1231,6 +1243,7 @@ at::Tensor wrapper_upsample_nearest1d(const at::Tensor & self, c10::SymIntArrayR
 }
 
 at::Tensor & wrapper_reflection_pad3d_out(const at::Tensor & self, c10::SymIntArrayRef padding, at::Tensor & out) {
+  FOO_COUNT_CALL("reflection_pad3d_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::reflection_pad3d.out", "self", self, common_device_, false);
   check_device("aten::reflection_pad3d.out", "out", out, common_device_, false);
@@ -1239,6 +1252,7 @@ at::Tensor & wrapper_reflection_pad3d_out(const at::Tensor & self, c10::SymIntAr
 }
 
 at::Tensor wrapper_reflection_pad3d(const at::Tensor & self, c10::SymIntArrayRef padding) {
+  FOO_COUNT_CALL("reflection_pad3d_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::reflection_pad3d", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1246,6 +1260,7 @@ at::Tensor wrapper_reflection_pad3d(const at::Tensor & self, c10::SymIntArrayRef
 }
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor> wrapper__embedding_bag(const at::Tensor & weight, const at::Tensor & indices, const at::Tensor & offsets, bool scale_grad_by_freq, int64_t mode, bool sparse, const ::std::optional<at::Tensor> & per_sample_weights, bool include_last_offset, int64_t padding_idx) {
+  FOO_COUNT_CALL("embedding_bag");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_embedding_bag", "weight", weight, common_device_, false);
   check_device("aten::_embedding_bag", "indices", indices, common_device_, false);
@@ -1256,6 +1271,7 @@ at::Tensor wrapper_reflection_pad3d(const at::Tensor & self, c10::SymIntArrayRef
 }
 
 at::Tensor wrapper__embedding_bag_dense_backward(const at::Tensor & grad, const at::Tensor & indices, const at::Tensor & offset2bag, const at::Tensor & bag_size, const at::Tensor & maximum_indices, c10::SymInt num_weights, bool scale_grad_by_freq, int64_t mode, const ::std::optional<at::Tensor> & per_sample_weights, int64_t padding_idx) {
+  FOO_COUNT_CALL("embedding_bag_dense_backward");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_embedding_bag_dense_backward", "grad", grad, common_device_, false);
   check_device("aten::_embedding_bag_dense_backward", "indices", indices, common_device_, false);
@@ -1268,6 +1284,7 @@ at::Tensor wrapper__embedding_bag_dense_backward(const at::Tensor & grad, const 
 }
 
 at::Tensor & wrapper_scatter_reduce_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce, at::Tensor & out) {
+  FOO_COUNT_CALL("scatter_reduce_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::scatter.reduce_out", "self", self, common_device_, false);
   check_device("aten::scatter.reduce_out", "index", index, common_device_, false);
@@ -1278,6 +1295,7 @@ at::Tensor & wrapper_scatter_reduce_out(const at::Tensor & self, int64_t dim, co
 }
 
 at::Tensor wrapper_scatter_reduce(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce) {
+  FOO_COUNT_CALL("scatter_reduce_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::scatter.reduce", "self", self, common_device_, false);
   check_device("aten::scatter.reduce", "index", index, common_device_, false);
@@ -1287,6 +1305,7 @@ at::Tensor wrapper_scatter_reduce(const at::Tensor & self, int64_t dim, const at
 }
 
 at::Tensor & wrapper_scatter__reduce(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, c10::string_view reduce) {
+  FOO_COUNT_CALL("scatter_reduce_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::scatter_.reduce", "self", self, common_device_, false);
   check_device("aten::scatter_.reduce", "index", index, common_device_, false);
@@ -1296,6 +1315,7 @@ at::Tensor & wrapper_scatter__reduce(at::Tensor & self, int64_t dim, const at::T
 }
 
 at::Tensor & wrapper_scatter_add_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, at::Tensor & out) {
+  FOO_COUNT_CALL("scatter_add_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::scatter_add.out", "self", self, common_device_, false);
   check_device("aten::scatter_add.out", "index", index, common_device_, false);
@@ -1306,6 +1326,7 @@ at::Tensor & wrapper_scatter_add_out(const at::Tensor & self, int64_t dim, const
 }
 
 at::Tensor wrapper_scatter_add(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+  FOO_COUNT_CALL("scatter_add_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::scatter_add", "self", self, common_device_, false);
   check_device("aten::scatter_add", "index", index, common_device_, false);
@@ -1315,6 +1336,7 @@ at::Tensor wrapper_scatter_add(const at::Tensor & self, int64_t dim, const at::T
 }
 
 at::Tensor & wrapper_scatter_add_(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+  FOO_COUNT_CALL("scatter_add_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::scatter_add_", "self", self, common_device_, false);
   check_device("aten::scatter_add_", "index", index, common_device_, false);
@@ -1324,6 +1346,7 @@ at::Tensor & wrapper_scatter_add_(at::Tensor & self, int64_t dim, const at::Tens
 }
 
 at::Tensor & wrapper_triu_out(const at::Tensor & self, c10::SymInt diagonal, at::Tensor & out) {
+  FOO_COUNT_CALL("triu_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::triu.out", "self", self, common_device_, false);
   check_device("aten::triu.out", "out", out, common_device_, false);
@@ -1332,6 +1355,7 @@ at::Tensor & wrapper_triu_out(const at::Tensor & self, c10::SymInt diagonal, at:
 }
 
 at::Tensor wrapper_triu(const at::Tensor & self, c10::SymInt diagonal) {
+  FOO_COUNT_CALL("triu_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::triu", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1339,6 +1363,7 @@ at::Tensor wrapper_triu(const at::Tensor & self, c10::SymInt diagonal) {
 }
 
 at::Tensor & wrapper_triu_(at::Tensor & self, c10::SymInt diagonal) {
+  FOO_COUNT_CALL("triu_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::triu_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1346,6 +1371,7 @@ at::Tensor & wrapper_triu_(at::Tensor & self, c10::SymInt diagonal) {
 }
 
 at::Tensor wrapper_tril_indices(int64_t row, int64_t col, int64_t offset, ::std::optional<at::ScalarType> dtype, ::std::optional<at::Layout> layout, ::std::optional<at::Device> device, ::std::optional<bool> pin_memory) {
+  FOO_COUNT_CALL("tril_indices");
   ::std::optional<c10::Device> common_device_;
   common_device_ = device;
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1353,6 +1379,7 @@ at::Tensor wrapper_tril_indices(int64_t row, int64_t col, int64_t offset, ::std:
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_sort_values_stable(const at::Tensor & self, ::std::optional<bool> stable, int64_t dim, bool descending, at::Tensor & values, at::Tensor & indices) {
+  FOO_COUNT_CALL("sort_stable_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::sort.values_stable", "self", self, common_device_, false);
   check_device("aten::sort.values_stable", "values", values, common_device_, false);
@@ -1362,6 +1389,7 @@ at::Tensor wrapper_tril_indices(int64_t row, int64_t col, int64_t offset, ::std:
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper_sort_stable(const at::Tensor & self, ::std::optional<bool> stable, int64_t dim, bool descending) {
+  FOO_COUNT_CALL("sort_stable_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::sort.stable", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1369,6 +1397,7 @@ at::Tensor wrapper_tril_indices(int64_t row, int64_t col, int64_t offset, ::std:
 }
 
 at::Tensor & wrapper_all_all_out(const at::Tensor & self, at::Tensor & out) {
+  FOO_COUNT_CALL("all_all_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::all.all_out", "self", self, common_device_, false);
   check_device("aten::all.all_out", "out", out, common_device_, false);
@@ -1377,6 +1406,7 @@ at::Tensor & wrapper_all_all_out(const at::Tensor & self, at::Tensor & out) {
 }
 
 at::Tensor wrapper_all(const at::Tensor & self) {
+  FOO_COUNT_CALL("all_all_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::all", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1384,6 +1414,7 @@ at::Tensor wrapper_all(const at::Tensor & self) {
 }
 
 at::Tensor wrapper__cdist_backward(const at::Tensor & grad, const at::Tensor & x1, const at::Tensor & x2, double p, const at::Tensor & cdist) {
+  FOO_COUNT_CALL("cdist_backward");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_cdist_backward", "grad", grad, common_device_, false);
   check_device("aten::_cdist_backward", "x1", x1, common_device_, false);
@@ -1394,6 +1425,7 @@ at::Tensor wrapper__cdist_backward(const at::Tensor & grad, const at::Tensor & x
 }
 
 void wrapper__foreach_mul__List(at::TensorList self, at::TensorList other) {
+  FOO_COUNT_CALL("foreach_mul_list_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_foreach_mul_.List", "self", self, common_device_, false);
   check_device("aten::_foreach_mul_.List", "other", other, common_device_, false);
@@ -1402,6 +1434,7 @@ void wrapper__foreach_mul__List(at::TensorList self, at::TensorList other) {
 }
 
 ::std::vector<at::Tensor> wrapper__foreach_sqrt(at::TensorList self) {
+  FOO_COUNT_CALL("foreach_sqrt");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_foreach_sqrt", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1409,6 +1442,7 @@ void wrapper__foreach_mul__List(at::TensorList self, at::TensorList other) {
 }
 
 ::std::vector<at::Tensor> wrapper__foreach_norm_Scalar(at::TensorList self, const at::Scalar & ord, ::std::optional<at::ScalarType> dtype) {
+  FOO_COUNT_CALL("foreach_norm");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_foreach_norm.Scalar", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1416,6 +1450,7 @@ void wrapper__foreach_mul__List(at::TensorList self, at::TensorList other) {
 }
 
 void wrapper__fused_adagrad_(at::TensorList self, at::TensorList grads, at::TensorList state_sums, at::TensorList state_steps, double lr, double lr_decay, double weight_decay, double eps, bool maximize, const ::std::optional<at::Tensor> & grad_scale, const ::std::optional<at::Tensor> & found_inf) {
+  FOO_COUNT_CALL("fused_adagrad_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_fused_adagrad_", "self", self, common_device_, false);
   check_device("aten::_fused_adagrad_", "grads", grads, common_device_, false);
@@ -1428,6 +1463,7 @@ void wrapper__fused_adagrad_(at::TensorList self, at::TensorList grads, at::Tens
 }
 
 int64_t wrapper__fused_sdp_choice(const at::Tensor & query, const at::Tensor & key, const at::Tensor & value, const ::std::optional<at::Tensor> & attn_mask, double dropout_p, bool is_causal, ::std::optional<double> scale, bool enable_gqa) {
+  FOO_COUNT_CALL("fused_sdp_choice");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_fused_sdp_choice", "query", query, common_device_, false);
   check_device("aten::_fused_sdp_choice", "key", key, common_device_, false);
@@ -1438,6 +1474,7 @@ int64_t wrapper__fused_sdp_choice(const at::Tensor & query, const at::Tensor & k
 }
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor> wrapper__scaled_dot_product_fused_attention_overrideable_backward(const at::Tensor & grad_out, const at::Tensor & query, const at::Tensor & key, const at::Tensor & value, const at::Tensor & attn_bias, ::std::array<bool,4> grad_input_mask, const at::Tensor & out, const at::Tensor & logsumexp, const at::Tensor & cum_seq_q, const at::Tensor & cum_seq_k, c10::SymInt max_q, c10::SymInt max_k, double dropout_p, bool is_causal, const at::Tensor & philox_seed, const at::Tensor & philox_offset, ::std::optional<double> scale) {
+  FOO_COUNT_CALL("scaled_dot_product_fused_attention_overrideable_backward");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_scaled_dot_product_fused_attention_overrideable_backward", "grad_out", grad_out, common_device_, false);
   check_device("aten::_scaled_dot_product_fused_attention_overrideable_backward", "query", query, common_device_, false);

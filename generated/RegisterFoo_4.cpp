@@ -986,6 +986,7 @@ using foo::native::check_device_or_cpu;
 using foo::native::note_device;
 
 at::Tensor wrapper_empty_strided(c10::SymIntArrayRef size, c10::SymIntArrayRef stride, ::std::optional<at::ScalarType> dtype, ::std::optional<at::Layout> layout, ::std::optional<at::Device> device, ::std::optional<bool> pin_memory) {
+  FOO_COUNT_CALL("empty_strided");
   ::std::optional<c10::Device> common_device_;
   common_device_ = device;
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -993,6 +994,7 @@ at::Tensor wrapper_empty_strided(c10::SymIntArrayRef size, c10::SymIntArrayRef s
 }
 
 at::Tensor wrapper__copy_from(const at::Tensor & self, const at::Tensor & dst, bool non_blocking) {
+  FOO_COUNT_CALL("copy_from");
   ::std::optional<c10::Device> common_device_;
   note_device(self, common_device_);
   note_device(dst, common_device_);
@@ -1002,6 +1004,7 @@ at::Tensor wrapper__copy_from(const at::Tensor & self, const at::Tensor & dst, b
 }
 
 at::Tensor & wrapper_bernoulli_out(const at::Tensor & self, ::std::optional<at::Generator> generator, at::Tensor & out) {
+  FOO_COUNT_CALL("bernoulli_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::bernoulli.out", "self", self, common_device_, false);
   check_device("aten::bernoulli.out", "out", out, common_device_, false);
@@ -1010,6 +1013,7 @@ at::Tensor & wrapper_bernoulli_out(const at::Tensor & self, ::std::optional<at::
 }
 
 at::Tensor wrapper_bernoulli(const at::Tensor & self, ::std::optional<at::Generator> generator) {
+  FOO_COUNT_CALL("bernoulli_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::bernoulli", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1019,6 +1023,7 @@ at::Tensor wrapper_bernoulli(const at::Tensor & self, ::std::optional<at::Genera
 }
 
 at::Tensor & wrapper_normal_Tensor_float_out(const at::Tensor & mean, double std, ::std::optional<at::Generator> generator, at::Tensor & out) {
+  FOO_COUNT_CALL("normal_tensor_float_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::normal.Tensor_float_out", "mean", mean, common_device_, false);
   check_device("aten::normal.Tensor_float_out", "out", out, common_device_, false);
@@ -1027,6 +1032,7 @@ at::Tensor & wrapper_normal_Tensor_float_out(const at::Tensor & mean, double std
 }
 
 at::Tensor wrapper_normal_Tensor_float(const at::Tensor & mean, double std, ::std::optional<at::Generator> generator) {
+  FOO_COUNT_CALL("normal_tensor_float_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::normal.Tensor_float", "mean", mean, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1036,6 +1042,7 @@ at::Tensor wrapper_normal_Tensor_float(const at::Tensor & mean, double std, ::st
 }
 
 at::Tensor & wrapper_rrelu_with_noise_out(const at::Tensor & self, at::Tensor & noise, const at::Scalar & lower, const at::Scalar & upper, bool training, ::std::optional<at::Generator> generator, at::Tensor & out) {
+  FOO_COUNT_CALL("rrelu_with_noise_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::rrelu_with_noise.out", "self", self, common_device_, false);
   check_device("aten::rrelu_with_noise.out", "noise", noise, common_device_, false);
@@ -1045,6 +1052,7 @@ at::Tensor & wrapper_rrelu_with_noise_out(const at::Tensor & self, at::Tensor & 
 }
 
 at::Tensor & wrapper_randperm_generator_out(c10::SymInt n, ::std::optional<at::Generator> generator, at::Tensor & out) {
+  FOO_COUNT_CALL("randperm_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::randperm.generator_out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1052,6 +1060,7 @@ at::Tensor & wrapper_randperm_generator_out(c10::SymInt n, ::std::optional<at::G
 }
 
 at::Tensor & wrapper_fill__Tensor(at::Tensor & self, const at::Tensor & value) {
+  FOO_COUNT_CALL("fill_tensor");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::fill_.Tensor", "self", self, common_device_, false);
   check_device("aten::fill_.Tensor", "value", value, common_device_, true);
@@ -1060,6 +1069,7 @@ at::Tensor & wrapper_fill__Tensor(at::Tensor & self, const at::Tensor & value) {
 }
 
 at::Tensor & wrapper__softmax_out(const at::Tensor & self, int64_t dim, bool half_to_float, at::Tensor & out) {
+  FOO_COUNT_CALL("softmax_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_softmax.out", "self", self, common_device_, false);
   check_device("aten::_softmax.out", "out", out, common_device_, false);
@@ -1068,6 +1078,7 @@ at::Tensor & wrapper__softmax_out(const at::Tensor & self, int64_t dim, bool hal
 }
 
 at::Tensor wrapper__softmax(const at::Tensor & self, int64_t dim, bool half_to_float) {
+  FOO_COUNT_CALL("softmax_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_softmax", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1075,6 +1086,7 @@ at::Tensor wrapper__softmax(const at::Tensor & self, int64_t dim, bool half_to_f
 }
 
 at::Tensor & wrapper__log_softmax_out(const at::Tensor & self, int64_t dim, bool half_to_float, at::Tensor & out) {
+  FOO_COUNT_CALL("log_softmax_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_log_softmax.out", "self", self, common_device_, false);
   check_device("aten::_log_softmax.out", "out", out, common_device_, false);
@@ -1083,6 +1095,7 @@ at::Tensor & wrapper__log_softmax_out(const at::Tensor & self, int64_t dim, bool
 }
 
 at::Tensor wrapper__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_float) {
+  FOO_COUNT_CALL("log_softmax_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_log_softmax", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1090,6 +1103,7 @@ at::Tensor wrapper__log_softmax(const at::Tensor & self, int64_t dim, bool half_
 }
 
 at::Tensor & wrapper__softmax_backward_data_out(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("softmax_backward_data_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_softmax_backward_data.out", "grad_output", grad_output, common_device_, false);
   check_device("aten::_softmax_backward_data.out", "output", output, common_device_, false);
@@ -1099,6 +1113,7 @@ at::Tensor & wrapper__softmax_backward_data_out(const at::Tensor & grad_output, 
 }
 
 at::Tensor wrapper__softmax_backward_data(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype) {
+  FOO_COUNT_CALL("softmax_backward_data_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_softmax_backward_data", "grad_output", grad_output, common_device_, false);
   check_device("aten::_softmax_backward_data", "output", output, common_device_, false);
@@ -1107,6 +1122,7 @@ at::Tensor wrapper__softmax_backward_data(const at::Tensor & grad_output, const 
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_nll_loss2d_forward_output(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index, at::Tensor & output, at::Tensor & total_weight) {
+  FOO_COUNT_CALL("nll_loss2d_forward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::nll_loss2d_forward.output", "self", self, common_device_, false);
   check_device("aten::nll_loss2d_forward.output", "target", target, common_device_, false);
@@ -1118,6 +1134,7 @@ at::Tensor wrapper__softmax_backward_data(const at::Tensor & grad_output, const 
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper_nll_loss2d_forward(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index) {
+  FOO_COUNT_CALL("nll_loss2d_forward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::nll_loss2d_forward", "self", self, common_device_, false);
   check_device("aten::nll_loss2d_forward", "target", target, common_device_, false);
@@ -1130,6 +1147,7 @@ at::Tensor wrapper__softmax_backward_data(const at::Tensor & grad_output, const 
 }
 
 at::Tensor & wrapper_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::Tensor & out) {
+  FOO_COUNT_CALL("mm_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::mm.out", "self", self, common_device_, false);
   check_device("aten::mm.out", "mat2", mat2, common_device_, false);
@@ -1139,6 +1157,7 @@ at::Tensor & wrapper_mm_out(const at::Tensor & self, const at::Tensor & mat2, at
 }
 
 at::Tensor wrapper_mm(const at::Tensor & self, const at::Tensor & mat2) {
+  FOO_COUNT_CALL("mm_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::mm", "self", self, common_device_, false);
   check_device("aten::mm", "mat2", mat2, common_device_, false);
@@ -1147,6 +1166,7 @@ at::Tensor wrapper_mm(const at::Tensor & self, const at::Tensor & mat2) {
 }
 
 at::Tensor wrapper_rsub_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
+  FOO_COUNT_CALL("rsub_tensor");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::rsub.Tensor", "self", self, common_device_, false);
   check_device("aten::rsub.Tensor", "other", other, common_device_, false);
@@ -1155,6 +1175,7 @@ at::Tensor wrapper_rsub_Tensor(const at::Tensor & self, const at::Tensor & other
 }
 
 at::Tensor & wrapper_masked_fill__Tensor(at::Tensor & self, const at::Tensor & mask, const at::Tensor & value) {
+  FOO_COUNT_CALL("masked_fill_tensor_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::masked_fill_.Tensor", "self", self, common_device_, false);
   check_device("aten::masked_fill_.Tensor", "mask", mask, common_device_, false);
@@ -1164,6 +1185,7 @@ at::Tensor & wrapper_masked_fill__Tensor(at::Tensor & self, const at::Tensor & m
 }
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper__native_batch_norm_legit_no_stats(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, bool training, double momentum, double eps) {
+  FOO_COUNT_CALL("native_batch_norm_legit_no_stats");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_native_batch_norm_legit.no_stats", "input", input, common_device_, false);
   check_device("aten::_native_batch_norm_legit.no_stats", "weight", weight, common_device_, false);
@@ -1173,6 +1195,7 @@ at::Tensor & wrapper_masked_fill__Tensor(at::Tensor & self, const at::Tensor & m
 }
 
 at::Tensor & wrapper_upsample_linear1d_backward_grad_input(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, bool align_corners, ::std::optional<double> scales, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("upsample_linear1d_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::upsample_linear1d_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::upsample_linear1d_backward.grad_input", "grad_input", grad_input, common_device_, false);
@@ -1181,6 +1204,7 @@ at::Tensor & wrapper_upsample_linear1d_backward_grad_input(const at::Tensor & gr
 }
 
 at::Tensor wrapper_upsample_linear1d_backward(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, bool align_corners, ::std::optional<double> scales) {
+  FOO_COUNT_CALL("upsample_linear1d_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::upsample_linear1d_backward", "grad_output", grad_output, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1188,6 +1212,7 @@ at::Tensor wrapper_upsample_linear1d_backward(const at::Tensor & grad_output, c1
 }
 
 at::Tensor & wrapper_reflection_pad1d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, c10::SymIntArrayRef padding, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("reflection_pad1d_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::reflection_pad1d_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::reflection_pad1d_backward.grad_input", "self", self, common_device_, false);
@@ -1197,6 +1222,7 @@ at::Tensor & wrapper_reflection_pad1d_backward_grad_input(const at::Tensor & gra
 }
 
 at::Tensor wrapper_reflection_pad1d_backward(const at::Tensor & grad_output, const at::Tensor & self, c10::SymIntArrayRef padding) {
+  FOO_COUNT_CALL("reflection_pad1d_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::reflection_pad1d_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::reflection_pad1d_backward", "self", self, common_device_, false);
@@ -1205,6 +1231,7 @@ at::Tensor wrapper_reflection_pad1d_backward(const at::Tensor & grad_output, con
 }
 
 at::Tensor wrapper_embedding_dense_backward(const at::Tensor & grad_output, const at::Tensor & indices, c10::SymInt num_weights, c10::SymInt padding_idx, bool scale_grad_by_freq) {
+  FOO_COUNT_CALL("embedding_dense_backward");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::embedding_dense_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::embedding_dense_backward", "indices", indices, common_device_, false);
@@ -1213,6 +1240,7 @@ at::Tensor wrapper_embedding_dense_backward(const at::Tensor & grad_output, cons
 }
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor> wrapper__embedding_bag_forward_only(const at::Tensor & weight, const at::Tensor & indices, const at::Tensor & offsets, bool scale_grad_by_freq, int64_t mode, bool sparse, const ::std::optional<at::Tensor> & per_sample_weights, bool include_last_offset, int64_t padding_idx) {
+  FOO_COUNT_CALL("embedding_bag_forward_only");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_embedding_bag_forward_only", "weight", weight, common_device_, false);
   check_device("aten::_embedding_bag_forward_only", "indices", indices, common_device_, false);
@@ -1223,6 +1251,7 @@ at::Tensor wrapper_embedding_dense_backward(const at::Tensor & grad_output, cons
 }
 
 at::Tensor & wrapper_index_add_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha, at::Tensor & out) {
+  FOO_COUNT_CALL("index_add_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::index_add.out", "self", self, common_device_, false);
   check_device("aten::index_add.out", "index", index, common_device_, false);
@@ -1233,6 +1262,7 @@ at::Tensor & wrapper_index_add_out(const at::Tensor & self, int64_t dim, const a
 }
 
 at::Tensor wrapper_index_add(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha) {
+  FOO_COUNT_CALL("index_add_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::index_add", "self", self, common_device_, false);
   check_device("aten::index_add", "index", index, common_device_, false);
@@ -1242,6 +1272,7 @@ at::Tensor wrapper_index_add(const at::Tensor & self, int64_t dim, const at::Ten
 }
 
 at::Tensor & wrapper_index_add_(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha) {
+  FOO_COUNT_CALL("index_add_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::index_add_", "self", self, common_device_, false);
   check_device("aten::index_add_", "index", index, common_device_, false);
@@ -1251,6 +1282,7 @@ at::Tensor & wrapper_index_add_(at::Tensor & self, int64_t dim, const at::Tensor
 }
 
 at::Tensor & wrapper_scatter_value_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, at::Tensor & out) {
+  FOO_COUNT_CALL("scatter_value_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::scatter.value_out", "self", self, common_device_, false);
   check_device("aten::scatter.value_out", "index", index, common_device_, false);
@@ -1260,6 +1292,7 @@ at::Tensor & wrapper_scatter_value_out(const at::Tensor & self, int64_t dim, con
 }
 
 at::Tensor wrapper_scatter_value(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value) {
+  FOO_COUNT_CALL("scatter_value_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::scatter.value", "self", self, common_device_, false);
   check_device("aten::scatter.value", "index", index, common_device_, false);
@@ -1268,6 +1301,7 @@ at::Tensor wrapper_scatter_value(const at::Tensor & self, int64_t dim, const at:
 }
 
 at::Tensor & wrapper_scatter__value(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value) {
+  FOO_COUNT_CALL("scatter_value_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::scatter_.value", "self", self, common_device_, false);
   check_device("aten::scatter_.value", "index", index, common_device_, false);
@@ -1276,6 +1310,7 @@ at::Tensor & wrapper_scatter__value(at::Tensor & self, int64_t dim, const at::Te
 }
 
 at::Tensor & wrapper_masked_select_out(const at::Tensor & self, const at::Tensor & mask, at::Tensor & out) {
+  FOO_COUNT_CALL("masked_select_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::masked_select.out", "self", self, common_device_, false);
   check_device("aten::masked_select.out", "mask", mask, common_device_, false);
@@ -1285,6 +1320,7 @@ at::Tensor & wrapper_masked_select_out(const at::Tensor & self, const at::Tensor
 }
 
 at::Tensor wrapper_masked_select(const at::Tensor & self, const at::Tensor & mask) {
+  FOO_COUNT_CALL("masked_select_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::masked_select", "self", self, common_device_, false);
   check_device("aten::masked_select", "mask", mask, common_device_, false);
@@ -1295,6 +1331,7 @@ at::Tensor wrapper_masked_select(const at::Tensor & self, const at::Tensor & mas
 }
 
 at::Tensor & wrapper_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
+  FOO_COUNT_CALL("any_dim_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::any.out", "self", self, common_device_, false);
   check_device("aten::any.out", "out", out, common_device_, false);
@@ -1303,6 +1340,7 @@ at::Tensor & wrapper_any_out(const at::Tensor & self, int64_t dim, bool keepdim,
 }
 
 at::Tensor wrapper_any_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  FOO_COUNT_CALL("any_dim_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::any.dim", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1310,6 +1348,7 @@ at::Tensor wrapper_any_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
 }
 
 ::std::vector<at::Tensor> wrapper__foreach_mul_Scalar(at::TensorList self, const at::Scalar & scalar) {
+  FOO_COUNT_CALL("foreach_mul_scalar");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_foreach_mul.Scalar", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1317,6 +1356,7 @@ at::Tensor wrapper_any_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
 }
 
 void wrapper__foreach_div__List(at::TensorList self, at::TensorList other) {
+  FOO_COUNT_CALL("foreach_div_list_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_foreach_div_.List", "self", self, common_device_, false);
   check_device("aten::_foreach_div_.List", "other", other, common_device_, false);

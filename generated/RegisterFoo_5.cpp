@@ -1595,12 +1595,14 @@ using foo::native::check_device_or_cpu;
 using foo::native::note_device;
 
 at::Tensor wrapper__reshape_alias(const at::Tensor & self, c10::SymIntArrayRef size, c10::SymIntArrayRef stride) {
+  FOO_COUNT_CALL("reshape_alias");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_reshape_alias", "self", self, common_device_, false);
   return foo::native::reshape_alias(self, C10_AS_INTARRAYREF_SLOW(size), C10_AS_INTARRAYREF_SLOW(stride));
 }
 
 at::Tensor wrapper_rrelu_with_noise(const at::Tensor & self, at::Tensor & noise, const at::Scalar & lower, const at::Scalar & upper, bool training, ::std::optional<at::Generator> generator) {
+  FOO_COUNT_CALL("rrelu_with_noise");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::rrelu_with_noise", "self", self, common_device_, false);
   check_device("aten::rrelu_with_noise", "noise", noise, common_device_, false);
@@ -1609,6 +1611,7 @@ at::Tensor wrapper_rrelu_with_noise(const at::Tensor & self, at::Tensor & noise,
 }
 
 at::Tensor & wrapper_multinomial_out(const at::Tensor & self, c10::SymInt num_samples, bool replacement, ::std::optional<at::Generator> generator, at::Tensor & out) {
+  FOO_COUNT_CALL("multinomial_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::multinomial.out", "self", self, common_device_, false);
   check_device("aten::multinomial.out", "out", out, common_device_, false);
@@ -1617,6 +1620,7 @@ at::Tensor & wrapper_multinomial_out(const at::Tensor & self, c10::SymInt num_sa
 }
 
 at::Tensor wrapper_multinomial(const at::Tensor & self, c10::SymInt num_samples, bool replacement, ::std::optional<at::Generator> generator) {
+  FOO_COUNT_CALL("multinomial_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::multinomial", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1626,6 +1630,7 @@ at::Tensor wrapper_multinomial(const at::Tensor & self, c10::SymInt num_samples,
 }
 
 at::Tensor & wrapper_eye_m_out(c10::SymInt n, c10::SymInt m, at::Tensor & out) {
+  FOO_COUNT_CALL("eye_m_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::eye.m_out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1633,6 +1638,7 @@ at::Tensor & wrapper_eye_m_out(c10::SymInt n, c10::SymInt m, at::Tensor & out) {
 }
 
 at::Tensor & wrapper_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::Tensor & out) {
+  FOO_COUNT_CALL("bmm_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::bmm.out", "self", self, common_device_, false);
   check_device("aten::bmm.out", "mat2", mat2, common_device_, false);
@@ -1642,6 +1648,7 @@ at::Tensor & wrapper_bmm_out(const at::Tensor & self, const at::Tensor & mat2, a
 }
 
 at::Tensor wrapper_bmm(const at::Tensor & self, const at::Tensor & mat2) {
+  FOO_COUNT_CALL("bmm_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::bmm", "self", self, common_device_, false);
   check_device("aten::bmm", "mat2", mat2, common_device_, false);
@@ -1650,6 +1657,7 @@ at::Tensor wrapper_bmm(const at::Tensor & self, const at::Tensor & mat2) {
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper_lu_unpack_out(const at::Tensor & LU_data, const at::Tensor & LU_pivots, bool unpack_data, bool unpack_pivots, at::Tensor & P, at::Tensor & L, at::Tensor & U) {
+  FOO_COUNT_CALL("lu_unpack_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::lu_unpack.out", "LU_data", LU_data, common_device_, false);
   check_device("aten::lu_unpack.out", "LU_pivots", LU_pivots, common_device_, false);
@@ -1661,6 +1669,7 @@ at::Tensor wrapper_bmm(const at::Tensor & self, const at::Tensor & mat2) {
 }
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_lu_unpack(const at::Tensor & LU_data, const at::Tensor & LU_pivots, bool unpack_data, bool unpack_pivots) {
+  FOO_COUNT_CALL("lu_unpack_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::lu_unpack", "LU_data", LU_data, common_device_, false);
   check_device("aten::lu_unpack", "LU_pivots", LU_pivots, common_device_, false);
@@ -1669,6 +1678,7 @@ at::Tensor wrapper_bmm(const at::Tensor & self, const at::Tensor & mat2) {
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper__linalg_det_result(const at::Tensor & A, at::Tensor & result, at::Tensor & LU, at::Tensor & pivots) {
+  FOO_COUNT_CALL("linalg_det_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_linalg_det.result", "A", A, common_device_, false);
   check_device("aten::_linalg_det.result", "result", result, common_device_, false);
@@ -1679,6 +1689,7 @@ at::Tensor wrapper_bmm(const at::Tensor & self, const at::Tensor & mat2) {
 }
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper__linalg_det(const at::Tensor & A) {
+  FOO_COUNT_CALL("linalg_det_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_linalg_det", "A", A, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1686,6 +1697,7 @@ at::Tensor wrapper_bmm(const at::Tensor & self, const at::Tensor & mat2) {
 }
 
 at::Tensor & wrapper_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  FOO_COUNT_CALL("mean_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::mean.out", "self", self, common_device_, false);
   check_device("aten::mean.out", "out", out, common_device_, false);
@@ -1694,6 +1706,7 @@ at::Tensor & wrapper_mean_out(const at::Tensor & self, at::OptionalIntArrayRef d
 }
 
 at::Tensor wrapper_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
+  FOO_COUNT_CALL("mean_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::mean.dim", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1701,6 +1714,7 @@ at::Tensor wrapper_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_max_dim_max(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & max, at::Tensor & max_values) {
+  FOO_COUNT_CALL("max_dim_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::max.dim_max", "self", self, common_device_, false);
   check_device("aten::max.dim_max", "max", max, common_device_, false);
@@ -1710,6 +1724,7 @@ at::Tensor wrapper_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper_max_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  FOO_COUNT_CALL("max_dim_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::max.dim", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1717,6 +1732,7 @@ at::Tensor wrapper_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim
 }
 
 at::Tensor & wrapper_argmin_out(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, at::Tensor & out) {
+  FOO_COUNT_CALL("argmin_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::argmin.out", "self", self, common_device_, false);
   check_device("aten::argmin.out", "out", out, common_device_, false);
@@ -1725,6 +1741,7 @@ at::Tensor & wrapper_argmin_out(const at::Tensor & self, ::std::optional<int64_t
 }
 
 at::Tensor wrapper_argmin(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim) {
+  FOO_COUNT_CALL("argmin_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::argmin", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1732,6 +1749,7 @@ at::Tensor wrapper_argmin(const at::Tensor & self, ::std::optional<int64_t> dim,
 }
 
 at::Tensor & wrapper_std_correction_out(const at::Tensor & self, at::OptionalIntArrayRef dim, const ::std::optional<at::Scalar> & correction, bool keepdim, at::Tensor & out) {
+  FOO_COUNT_CALL("std_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::std.correction_out", "self", self, common_device_, false);
   check_device("aten::std.correction_out", "out", out, common_device_, false);
@@ -1740,6 +1758,7 @@ at::Tensor & wrapper_std_correction_out(const at::Tensor & self, at::OptionalInt
 }
 
 at::Tensor wrapper_std_correction(const at::Tensor & self, at::OptionalIntArrayRef dim, const ::std::optional<at::Scalar> & correction, bool keepdim) {
+  FOO_COUNT_CALL("std_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::std.correction", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1749,6 +1768,7 @@ at::Tensor wrapper_std_correction(const at::Tensor & self, at::OptionalIntArrayR
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_var_mean_correction_out(const at::Tensor & self, at::OptionalIntArrayRef dim, const ::std::optional<at::Scalar> & correction, bool keepdim, at::Tensor & out0, at::Tensor & out1) {
+  FOO_COUNT_CALL("var_mean_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::var_mean.correction_out", "self", self, common_device_, false);
   check_device("aten::var_mean.correction_out", "out0", out0, common_device_, false);
@@ -1758,6 +1778,7 @@ at::Tensor wrapper_std_correction(const at::Tensor & self, at::OptionalIntArrayR
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper_var_mean_correction(const at::Tensor & self, at::OptionalIntArrayRef dim, const ::std::optional<at::Scalar> & correction, bool keepdim) {
+  FOO_COUNT_CALL("var_mean_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::var_mean.correction", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1768,6 +1789,7 @@ at::Tensor wrapper_std_correction(const at::Tensor & self, at::OptionalIntArrayR
 }
 
 at::Tensor & wrapper_norm_out(const at::Tensor & self, const ::std::optional<at::Scalar> & p, at::IntArrayRef dim, bool keepdim, at::Tensor & out) {
+  FOO_COUNT_CALL("norm_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::norm.out", "self", self, common_device_, false);
   check_device("aten::norm.out", "out", out, common_device_, false);
@@ -1776,6 +1798,7 @@ at::Tensor & wrapper_norm_out(const at::Tensor & self, const ::std::optional<at:
 }
 
 at::Tensor wrapper_norm_ScalarOpt_dim(const at::Tensor & self, const ::std::optional<at::Scalar> & p, at::IntArrayRef dim, bool keepdim) {
+  FOO_COUNT_CALL("norm_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::norm.ScalarOpt_dim", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1783,6 +1806,7 @@ at::Tensor wrapper_norm_ScalarOpt_dim(const at::Tensor & self, const ::std::opti
 }
 
 at::Tensor & wrapper_norm_dtype_out(const at::Tensor & self, const ::std::optional<at::Scalar> & p, at::IntArrayRef dim, bool keepdim, at::ScalarType dtype, at::Tensor & out) {
+  FOO_COUNT_CALL("norm_dtype_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::norm.dtype_out", "self", self, common_device_, false);
   check_device("aten::norm.dtype_out", "out", out, common_device_, false);
@@ -1791,6 +1815,7 @@ at::Tensor & wrapper_norm_dtype_out(const at::Tensor & self, const ::std::option
 }
 
 at::Tensor wrapper_norm_ScalarOpt_dim_dtype(const at::Tensor & self, const ::std::optional<at::Scalar> & p, at::IntArrayRef dim, bool keepdim, at::ScalarType dtype) {
+  FOO_COUNT_CALL("norm_dtype_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::norm.ScalarOpt_dim_dtype", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1798,6 +1823,7 @@ at::Tensor wrapper_norm_ScalarOpt_dim_dtype(const at::Tensor & self, const ::std
 }
 
 at::Tensor & wrapper_masked_fill__Scalar(at::Tensor & self, const at::Tensor & mask, const at::Scalar & value) {
+  FOO_COUNT_CALL("masked_fill_scalar_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::masked_fill_.Scalar", "self", self, common_device_, false);
   check_device("aten::masked_fill_.Scalar", "mask", mask, common_device_, false);
@@ -1806,6 +1832,7 @@ at::Tensor & wrapper_masked_fill__Scalar(at::Tensor & self, const at::Tensor & m
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper__fused_rms_norm(const at::Tensor & input, at::IntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, ::std::optional<double> eps) {
+  FOO_COUNT_CALL("fused_rms_norm");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_fused_rms_norm", "input", input, common_device_, false);
   check_device("aten::_fused_rms_norm", "weight", weight, common_device_, false);
@@ -1814,6 +1841,7 @@ at::Tensor & wrapper_masked_fill__Scalar(at::Tensor & self, const at::Tensor & m
 }
 
 at::Tensor wrapper__adaptive_avg_pool2d(const at::Tensor & self, c10::SymIntArrayRef output_size) {
+  FOO_COUNT_CALL("adaptive_avg_pool2d");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_adaptive_avg_pool2d", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1821,6 +1849,7 @@ at::Tensor wrapper__adaptive_avg_pool2d(const at::Tensor & self, c10::SymIntArra
 }
 
 at::Tensor & wrapper_adaptive_max_pool2d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("adaptive_max_pool2d_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::adaptive_max_pool2d_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::adaptive_max_pool2d_backward.grad_input", "self", self, common_device_, false);
@@ -1831,6 +1860,7 @@ at::Tensor & wrapper_adaptive_max_pool2d_backward_grad_input(const at::Tensor & 
 }
 
 at::Tensor wrapper_adaptive_max_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices) {
+  FOO_COUNT_CALL("adaptive_max_pool2d_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::adaptive_max_pool2d_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::adaptive_max_pool2d_backward", "self", self, common_device_, false);
@@ -1840,6 +1870,7 @@ at::Tensor wrapper_adaptive_max_pool2d_backward(const at::Tensor & grad_output, 
 }
 
 at::Tensor & wrapper_upsample_nearest2d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & out) {
+  FOO_COUNT_CALL("upsample_nearest2d_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::upsample_nearest2d.out", "self", self, common_device_, false);
   check_device("aten::upsample_nearest2d.out", "out", out, common_device_, false);
@@ -1848,6 +1879,7 @@ at::Tensor & wrapper_upsample_nearest2d_out(const at::Tensor & self, c10::SymInt
 }
 
 at::Tensor wrapper_upsample_nearest2d(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+  FOO_COUNT_CALL("upsample_nearest2d_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::upsample_nearest2d", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1855,6 +1887,7 @@ at::Tensor wrapper_upsample_nearest2d(const at::Tensor & self, c10::SymIntArrayR
 }
 
 at::Tensor & wrapper_upsample_bilinear2d_backward_grad_input(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("upsample_bilinear2d_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::upsample_bilinear2d_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::upsample_bilinear2d_backward.grad_input", "grad_input", grad_input, common_device_, false);
@@ -1863,6 +1896,7 @@ at::Tensor & wrapper_upsample_bilinear2d_backward_grad_input(const at::Tensor & 
 }
 
 at::Tensor wrapper_upsample_bilinear2d_backward(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+  FOO_COUNT_CALL("upsample_bilinear2d_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::upsample_bilinear2d_backward", "grad_output", grad_output, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1870,6 +1904,7 @@ at::Tensor wrapper_upsample_bilinear2d_backward(const at::Tensor & grad_output, 
 }
 
 at::Tensor & wrapper_reflection_pad2d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, c10::SymIntArrayRef padding, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("reflection_pad2d_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::reflection_pad2d_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::reflection_pad2d_backward.grad_input", "self", self, common_device_, false);
@@ -1879,6 +1914,7 @@ at::Tensor & wrapper_reflection_pad2d_backward_grad_input(const at::Tensor & gra
 }
 
 at::Tensor wrapper_reflection_pad2d_backward(const at::Tensor & grad_output, const at::Tensor & self, c10::SymIntArrayRef padding) {
+  FOO_COUNT_CALL("reflection_pad2d_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::reflection_pad2d_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::reflection_pad2d_backward", "self", self, common_device_, false);
@@ -1889,6 +1925,7 @@ at::Tensor wrapper_reflection_pad2d_backward(const at::Tensor & grad_output, con
 }
 
 at::Tensor & wrapper_reflection_pad3d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, c10::SymIntArrayRef padding, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("reflection_pad3d_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::reflection_pad3d_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::reflection_pad3d_backward.grad_input", "self", self, common_device_, false);
@@ -1898,6 +1935,7 @@ at::Tensor & wrapper_reflection_pad3d_backward_grad_input(const at::Tensor & gra
 }
 
 at::Tensor wrapper_reflection_pad3d_backward(const at::Tensor & grad_output, const at::Tensor & self, c10::SymIntArrayRef padding) {
+  FOO_COUNT_CALL("reflection_pad3d_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::reflection_pad3d_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::reflection_pad3d_backward", "self", self, common_device_, false);
@@ -1906,6 +1944,7 @@ at::Tensor wrapper_reflection_pad3d_backward(const at::Tensor & grad_output, con
 }
 
 at::Tensor & wrapper_replication_pad3d_out(const at::Tensor & self, c10::SymIntArrayRef padding, at::Tensor & out) {
+  FOO_COUNT_CALL("replication_pad3d_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::replication_pad3d.out", "self", self, common_device_, false);
   check_device("aten::replication_pad3d.out", "out", out, common_device_, false);
@@ -1914,6 +1953,7 @@ at::Tensor & wrapper_replication_pad3d_out(const at::Tensor & self, c10::SymIntA
 }
 
 at::Tensor wrapper_replication_pad3d(const at::Tensor & self, c10::SymIntArrayRef padding) {
+  FOO_COUNT_CALL("replication_pad3d_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::replication_pad3d", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1921,6 +1961,7 @@ at::Tensor wrapper_replication_pad3d(const at::Tensor & self, c10::SymIntArrayRe
 }
 
 at::Tensor wrapper__embedding_bag_backward(const at::Tensor & grad, const at::Tensor & indices, const at::Tensor & offsets, const at::Tensor & offset2bag, const at::Tensor & bag_size, const at::Tensor & maximum_indices, c10::SymInt num_weights, bool scale_grad_by_freq, int64_t mode, bool sparse, const ::std::optional<at::Tensor> & per_sample_weights, int64_t padding_idx) {
+  FOO_COUNT_CALL("embedding_bag_backward");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_embedding_bag_backward", "grad", grad, common_device_, false);
   check_device("aten::_embedding_bag_backward", "indices", indices, common_device_, false);
@@ -1934,6 +1975,7 @@ at::Tensor wrapper__embedding_bag_backward(const at::Tensor & grad, const at::Te
 }
 
 at::Tensor wrapper_flip(const at::Tensor & self, at::IntArrayRef dims) {
+  FOO_COUNT_CALL("flip");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::flip", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1941,12 +1983,14 @@ at::Tensor wrapper_flip(const at::Tensor & self, at::IntArrayRef dims) {
 }
 
 at::Tensor wrapper_unfold(const at::Tensor & self, int64_t dimension, int64_t size, int64_t step) {
+  FOO_COUNT_CALL("unfold");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::unfold", "self", self, common_device_, false);
   return foo::native::unfold(self, dimension, size, step);
 }
 
 at::Tensor & wrapper_cumprod_out(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  FOO_COUNT_CALL("cumprod_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::cumprod.out", "self", self, common_device_, false);
   check_device("aten::cumprod.out", "out", out, common_device_, false);
@@ -1955,6 +1999,7 @@ at::Tensor & wrapper_cumprod_out(const at::Tensor & self, int64_t dim, ::std::op
 }
 
 at::Tensor wrapper_cumprod(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+  FOO_COUNT_CALL("cumprod_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::cumprod", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1962,6 +2007,7 @@ at::Tensor wrapper_cumprod(const at::Tensor & self, int64_t dim, ::std::optional
 }
 
 at::Tensor & wrapper_cumprod_(at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+  FOO_COUNT_CALL("cumprod_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::cumprod_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1969,6 +2015,7 @@ at::Tensor & wrapper_cumprod_(at::Tensor & self, int64_t dim, ::std::optional<at
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_topk_values(const at::Tensor & self, c10::SymInt k, int64_t dim, bool largest, bool sorted, at::Tensor & values, at::Tensor & indices) {
+  FOO_COUNT_CALL("topk_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::topk.values", "self", self, common_device_, false);
   check_device("aten::topk.values", "values", values, common_device_, false);
@@ -1978,6 +2025,7 @@ at::Tensor & wrapper_cumprod_(at::Tensor & self, int64_t dim, ::std::optional<at
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper_topk(const at::Tensor & self, c10::SymInt k, int64_t dim, bool largest, bool sorted) {
+  FOO_COUNT_CALL("topk_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::topk", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1985,6 +2033,7 @@ at::Tensor & wrapper_cumprod_(at::Tensor & self, int64_t dim, ::std::optional<at
 }
 
 at::Tensor & wrapper_all_dims_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, at::Tensor & out) {
+  FOO_COUNT_CALL("all_dims_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::all.dims_out", "self", self, common_device_, false);
   check_device("aten::all.dims_out", "out", out, common_device_, false);
@@ -1993,6 +2042,7 @@ at::Tensor & wrapper_all_dims_out(const at::Tensor & self, at::OptionalIntArrayR
 }
 
 at::Tensor wrapper_all_dims(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim) {
+  FOO_COUNT_CALL("all_dims_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::all.dims", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -2000,6 +2050,7 @@ at::Tensor wrapper_all_dims(const at::Tensor & self, at::OptionalIntArrayRef dim
 }
 
 at::Tensor & wrapper_mse_loss_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("mse_loss_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::mse_loss_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::mse_loss_backward.grad_input", "self", self, common_device_, false);
@@ -2010,6 +2061,7 @@ at::Tensor & wrapper_mse_loss_backward_grad_input(const at::Tensor & grad_output
 }
 
 at::Tensor wrapper_mse_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction) {
+  FOO_COUNT_CALL("mse_loss_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::mse_loss_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::mse_loss_backward", "self", self, common_device_, false);
@@ -2021,6 +2073,7 @@ at::Tensor wrapper_mse_loss_backward(const at::Tensor & grad_output, const at::T
 }
 
 at::Tensor & wrapper_multi_margin_loss_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const at::Scalar & p, const at::Scalar & margin, const ::std::optional<at::Tensor> & weight, int64_t reduction, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("multi_margin_loss_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::multi_margin_loss_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::multi_margin_loss_backward.grad_input", "self", self, common_device_, false);
@@ -2032,6 +2085,7 @@ at::Tensor & wrapper_multi_margin_loss_backward_grad_input(const at::Tensor & gr
 }
 
 at::Tensor wrapper_multi_margin_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const at::Scalar & p, const at::Scalar & margin, const ::std::optional<at::Tensor> & weight, int64_t reduction) {
+  FOO_COUNT_CALL("multi_margin_loss_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::multi_margin_loss_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::multi_margin_loss_backward", "self", self, common_device_, false);
@@ -2044,6 +2098,7 @@ at::Tensor wrapper_multi_margin_loss_backward(const at::Tensor & grad_output, co
 }
 
 ::std::vector<at::Tensor> wrapper__foreach_add_Scalar(at::TensorList self, const at::Scalar & scalar) {
+  FOO_COUNT_CALL("foreach_add_scalar");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_foreach_add.Scalar", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -2051,6 +2106,7 @@ at::Tensor wrapper_multi_margin_loss_backward(const at::Tensor & grad_output, co
 }
 
 void wrapper__foreach_add__List(at::TensorList self, at::TensorList other, const at::Scalar & alpha) {
+  FOO_COUNT_CALL("foreach_add_list_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_foreach_add_.List", "self", self, common_device_, false);
   check_device("aten::_foreach_add_.List", "other", other, common_device_, false);
@@ -2059,6 +2115,7 @@ void wrapper__foreach_add__List(at::TensorList self, at::TensorList other, const
 }
 
 void wrapper__foreach_sub__List(at::TensorList self, at::TensorList other, const at::Scalar & alpha) {
+  FOO_COUNT_CALL("foreach_sub_list_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_foreach_sub_.List", "self", self, common_device_, false);
   check_device("aten::_foreach_sub_.List", "other", other, common_device_, false);
@@ -2067,6 +2124,7 @@ void wrapper__foreach_sub__List(at::TensorList self, at::TensorList other, const
 }
 
 void wrapper__foreach_div__Scalar(at::TensorList self, const at::Scalar & scalar) {
+  FOO_COUNT_CALL("foreach_div_scalar_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_foreach_div_.Scalar", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -2074,6 +2132,7 @@ void wrapper__foreach_div__Scalar(at::TensorList self, const at::Scalar & scalar
 }
 
 void wrapper__foreach_zero_(at::TensorList self) {
+  FOO_COUNT_CALL("foreach_zero_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_foreach_zero_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -2081,6 +2140,7 @@ void wrapper__foreach_zero_(at::TensorList self) {
 }
 
 void wrapper__fused_sgd_(at::TensorList self, at::TensorList grads, at::TensorList momentum_buffer_list, double weight_decay, double momentum, double lr, double dampening, bool nesterov, bool maximize, bool is_first_step, const ::std::optional<at::Tensor> & grad_scale, const ::std::optional<at::Tensor> & found_inf) {
+  FOO_COUNT_CALL("fused_sgd_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_fused_sgd_", "self", self, common_device_, false);
   check_device("aten::_fused_sgd_", "grads", grads, common_device_, false);
@@ -2092,6 +2152,7 @@ void wrapper__fused_sgd_(at::TensorList self, at::TensorList grads, at::TensorLi
 }
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper__thnn_fused_lstm_cell(const at::Tensor & input_gates, const at::Tensor & hidden_gates, const at::Tensor & cx, const ::std::optional<at::Tensor> & input_bias, const ::std::optional<at::Tensor> & hidden_bias) {
+  FOO_COUNT_CALL("thnn_fused_lstm_cell");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_thnn_fused_lstm_cell", "input_gates", input_gates, common_device_, false);
   check_device("aten::_thnn_fused_lstm_cell", "hidden_gates", hidden_gates, common_device_, false);

@@ -520,18 +520,21 @@ using foo::native::check_device_or_cpu;
 using foo::native::note_device;
 
 at::Tensor wrapper_view(const at::Tensor & self, c10::SymIntArrayRef size) {
+  FOO_COUNT_CALL("view");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::view", "self", self, common_device_, false);
   return foo::native::view(self, C10_AS_INTARRAYREF_SLOW(size));
 }
 
 at::Tensor & wrapper_set__source_Storage_storage_offset(at::Tensor & self, at::Storage source, c10::SymInt storage_offset, c10::SymIntArrayRef size, c10::SymIntArrayRef stride) {
+  FOO_COUNT_CALL("set_source_storage_offset");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::set_.source_Storage_storage_offset", "self", self, common_device_, false);
   return foo::native::set_source_storage_offset(self, source, storage_offset.guard_int(__FILE__, __LINE__), C10_AS_INTARRAYREF_SLOW(size), C10_AS_INTARRAYREF_SLOW(stride));
 }
 
 at::Tensor & wrapper_uniform_(at::Tensor & self, double from, double to, ::std::optional<at::Generator> generator) {
+  FOO_COUNT_CALL("uniform_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::uniform_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -539,6 +542,7 @@ at::Tensor & wrapper_uniform_(at::Tensor & self, double from, double to, ::std::
 }
 
 at::Tensor & wrapper_log_normal_(at::Tensor & self, double mean, double std, ::std::optional<at::Generator> generator) {
+  FOO_COUNT_CALL("log_normal_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::log_normal_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -546,6 +550,7 @@ at::Tensor & wrapper_log_normal_(at::Tensor & self, double mean, double std, ::s
 }
 
 at::Tensor & wrapper_normal_float_Tensor_out(double mean, const at::Tensor & std, ::std::optional<at::Generator> generator, at::Tensor & out) {
+  FOO_COUNT_CALL("normal_float_tensor_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::normal.float_Tensor_out", "std", std, common_device_, false);
   check_device("aten::normal.float_Tensor_out", "out", out, common_device_, false);
@@ -554,6 +559,7 @@ at::Tensor & wrapper_normal_float_Tensor_out(double mean, const at::Tensor & std
 }
 
 at::Tensor wrapper_normal_float_Tensor(double mean, const at::Tensor & std, ::std::optional<at::Generator> generator) {
+  FOO_COUNT_CALL("normal_float_tensor_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::normal.float_Tensor", "std", std, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -563,6 +569,7 @@ at::Tensor wrapper_normal_float_Tensor(double mean, const at::Tensor & std, ::st
 }
 
 void wrapper__amp_foreach_non_finite_check_and_unscale_(at::TensorList self, at::Tensor & found_inf, const at::Tensor & inv_scale) {
+  FOO_COUNT_CALL("amp_non_finite_check_and_unscale_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_amp_foreach_non_finite_check_and_unscale_", "self", self, common_device_, false);
   check_device("aten::_amp_foreach_non_finite_check_and_unscale_", "found_inf", found_inf, common_device_, false);
@@ -572,6 +579,7 @@ void wrapper__amp_foreach_non_finite_check_and_unscale_(at::TensorList self, at:
 }
 
 at::Tensor & wrapper_arange_start_out(const at::Scalar & start, const at::Scalar & end, const at::Scalar & step, at::Tensor & out) {
+  FOO_COUNT_CALL("arange_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::arange.start_out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -579,6 +587,7 @@ at::Tensor & wrapper_arange_start_out(const at::Scalar & start, const at::Scalar
 }
 
 at::Tensor & wrapper_nll_loss2d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index, const at::Tensor & total_weight, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("nll_loss2d_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::nll_loss2d_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::nll_loss2d_backward.grad_input", "self", self, common_device_, false);
@@ -591,6 +600,7 @@ at::Tensor & wrapper_nll_loss2d_backward_grad_input(const at::Tensor & grad_outp
 }
 
 at::Tensor wrapper_nll_loss2d_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index, const at::Tensor & total_weight) {
+  FOO_COUNT_CALL("nll_loss2d_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::nll_loss2d_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::nll_loss2d_backward", "self", self, common_device_, false);
@@ -604,6 +614,7 @@ at::Tensor wrapper_nll_loss2d_backward(const at::Tensor & grad_output, const at:
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_linalg_qr_out(const at::Tensor & A, c10::string_view mode, at::Tensor & Q, at::Tensor & R) {
+  FOO_COUNT_CALL("linalg_qr_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::linalg_qr.out", "A", A, common_device_, false);
   check_device("aten::linalg_qr.out", "Q", Q, common_device_, false);
@@ -613,6 +624,7 @@ at::Tensor wrapper_nll_loss2d_backward(const at::Tensor & grad_output, const at:
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper_linalg_qr(const at::Tensor & A, c10::string_view mode) {
+  FOO_COUNT_CALL("linalg_qr_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::linalg_qr", "A", A, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -620,6 +632,7 @@ at::Tensor wrapper_nll_loss2d_backward(const at::Tensor & grad_output, const at:
 }
 
 at::Tensor & wrapper_cholesky_out(const at::Tensor & self, bool upper, at::Tensor & out) {
+  FOO_COUNT_CALL("cholesky_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::cholesky.out", "self", self, common_device_, false);
   check_device("aten::cholesky.out", "out", out, common_device_, false);
@@ -628,6 +641,7 @@ at::Tensor & wrapper_cholesky_out(const at::Tensor & self, bool upper, at::Tenso
 }
 
 at::Tensor wrapper_cholesky(const at::Tensor & self, bool upper) {
+  FOO_COUNT_CALL("cholesky_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::cholesky", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -637,6 +651,7 @@ at::Tensor wrapper_cholesky(const at::Tensor & self, bool upper) {
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper_linalg_lu_factor_ex_out(const at::Tensor & A, bool pivot, bool check_errors, at::Tensor & LU, at::Tensor & pivots, at::Tensor & info) {
+  FOO_COUNT_CALL("linalg_lu_factor_ex_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::linalg_lu_factor_ex.out", "A", A, common_device_, false);
   check_device("aten::linalg_lu_factor_ex.out", "LU", LU, common_device_, false);
@@ -647,6 +662,7 @@ at::Tensor wrapper_cholesky(const at::Tensor & self, bool upper) {
 }
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_linalg_lu_factor_ex(const at::Tensor & A, bool pivot, bool check_errors) {
+  FOO_COUNT_CALL("linalg_lu_factor_ex_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::linalg_lu_factor_ex", "A", A, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -654,6 +670,7 @@ at::Tensor wrapper_cholesky(const at::Tensor & self, bool upper) {
 }
 
 at::Tensor & wrapper_prod_out(const at::Tensor & self, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  FOO_COUNT_CALL("prod_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::prod.out", "self", self, common_device_, false);
   check_device("aten::prod.out", "out", out, common_device_, false);
@@ -662,6 +679,7 @@ at::Tensor & wrapper_prod_out(const at::Tensor & self, ::std::optional<at::Scala
 }
 
 at::Tensor wrapper_prod(const at::Tensor & self, ::std::optional<at::ScalarType> dtype) {
+  FOO_COUNT_CALL("prod_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::prod", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -671,6 +689,7 @@ at::Tensor wrapper_prod(const at::Tensor & self, ::std::optional<at::ScalarType>
 }
 
 at::Tensor wrapper__prelu_kernel(const at::Tensor & self, const at::Tensor & weight) {
+  FOO_COUNT_CALL("_prelu_kernel");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_prelu_kernel", "self", self, common_device_, false);
   check_device("aten::_prelu_kernel", "weight", weight, common_device_, false);
@@ -679,6 +698,7 @@ at::Tensor wrapper__prelu_kernel(const at::Tensor & self, const at::Tensor & wei
 }
 
 at::Tensor wrapper_convolution_overrideable(const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation, bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups) {
+  FOO_COUNT_CALL("convolution_overrideable");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::convolution_overrideable", "input", input, common_device_, false);
   check_device("aten::convolution_overrideable", "weight", weight, common_device_, false);
@@ -688,6 +708,7 @@ at::Tensor wrapper_convolution_overrideable(const at::Tensor & input, const at::
 }
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_convolution_backward_overrideable(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation, bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups, ::std::array<bool,3> output_mask) {
+  FOO_COUNT_CALL("convolution_backward_overrideable");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::convolution_backward_overrideable", "grad_output", grad_output, common_device_, false);
   check_device("aten::convolution_backward_overrideable", "input", input, common_device_, false);
@@ -697,6 +718,7 @@ at::Tensor wrapper_convolution_overrideable(const at::Tensor & input, const at::
 }
 
 at::Tensor & wrapper_upsample_linear1d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, bool align_corners, ::std::optional<double> scales, at::Tensor & out) {
+  FOO_COUNT_CALL("upsample_linear1d_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::upsample_linear1d.out", "self", self, common_device_, false);
   check_device("aten::upsample_linear1d.out", "out", out, common_device_, false);
@@ -705,6 +727,7 @@ at::Tensor & wrapper_upsample_linear1d_out(const at::Tensor & self, c10::SymIntA
 }
 
 at::Tensor wrapper_upsample_linear1d(const at::Tensor & self, c10::SymIntArrayRef output_size, bool align_corners, ::std::optional<double> scales) {
+  FOO_COUNT_CALL("upsample_linear1d_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::upsample_linear1d", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -712,6 +735,7 @@ at::Tensor wrapper_upsample_linear1d(const at::Tensor & self, c10::SymIntArrayRe
 }
 
 at::Tensor & wrapper_reflection_pad2d_out(const at::Tensor & self, c10::SymIntArrayRef padding, at::Tensor & out) {
+  FOO_COUNT_CALL("reflection_pad2d_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::reflection_pad2d.out", "self", self, common_device_, false);
   check_device("aten::reflection_pad2d.out", "out", out, common_device_, false);
@@ -720,6 +744,7 @@ at::Tensor & wrapper_reflection_pad2d_out(const at::Tensor & self, c10::SymIntAr
 }
 
 at::Tensor wrapper_reflection_pad2d(const at::Tensor & self, c10::SymIntArrayRef padding) {
+  FOO_COUNT_CALL("reflection_pad2d_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::reflection_pad2d", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -729,6 +754,7 @@ at::Tensor wrapper_reflection_pad2d(const at::Tensor & self, c10::SymIntArrayRef
 }
 
 at::Tensor & wrapper_replication_pad1d_out(const at::Tensor & self, c10::SymIntArrayRef padding, at::Tensor & out) {
+  FOO_COUNT_CALL("replication_pad1d_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::replication_pad1d.out", "self", self, common_device_, false);
   check_device("aten::replication_pad1d.out", "out", out, common_device_, false);
@@ -737,6 +763,7 @@ at::Tensor & wrapper_replication_pad1d_out(const at::Tensor & self, c10::SymIntA
 }
 
 at::Tensor wrapper_replication_pad1d(const at::Tensor & self, c10::SymIntArrayRef padding) {
+  FOO_COUNT_CALL("replication_pad1d_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::replication_pad1d", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -744,6 +771,7 @@ at::Tensor wrapper_replication_pad1d(const at::Tensor & self, c10::SymIntArrayRe
 }
 
 at::Tensor & wrapper_index_Tensor_out(const at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices, at::Tensor & out) {
+  FOO_COUNT_CALL("index_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::index.Tensor_out", "self", self, common_device_, false);
   check_device_or_cpu("aten::index.Tensor_out", "indices", indices, common_device_);
@@ -753,6 +781,7 @@ at::Tensor & wrapper_index_Tensor_out(const at::Tensor & self, const c10::List<:
 }
 
 at::Tensor wrapper_index_Tensor(const at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices) {
+  FOO_COUNT_CALL("index_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::index.Tensor", "self", self, common_device_, false);
   check_device_or_cpu("aten::index.Tensor", "indices", indices, common_device_);
@@ -761,6 +790,7 @@ at::Tensor wrapper_index_Tensor(const at::Tensor & self, const c10::List<::std::
 }
 
 at::Tensor & wrapper__index_put_impl_(at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices, const at::Tensor & values, bool accumulate, bool unsafe) {
+  FOO_COUNT_CALL("index_put_impl_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_index_put_impl_", "self", self, common_device_, false);
   check_device_or_cpu("aten::_index_put_impl_", "indices", indices, common_device_);
@@ -770,6 +800,7 @@ at::Tensor & wrapper__index_put_impl_(at::Tensor & self, const c10::List<::std::
 }
 
 at::Tensor wrapper_embedding(const at::Tensor & weight, const at::Tensor & indices, c10::SymInt padding_idx, bool scale_grad_by_freq, bool sparse) {
+  FOO_COUNT_CALL("embedding");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::embedding", "weight", weight, common_device_, false);
   check_device("aten::embedding", "indices", indices, common_device_, false);
@@ -778,6 +809,7 @@ at::Tensor wrapper_embedding(const at::Tensor & weight, const at::Tensor & indic
 }
 
 at::Tensor & wrapper_masked_scatter_(at::Tensor & self, const at::Tensor & mask, const at::Tensor & source) {
+  FOO_COUNT_CALL("masked_scatter_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::masked_scatter_", "self", self, common_device_, false);
   check_device("aten::masked_scatter_", "mask", mask, common_device_, false);
@@ -787,6 +819,7 @@ at::Tensor & wrapper_masked_scatter_(at::Tensor & self, const at::Tensor & mask,
 }
 
 at::Tensor wrapper_roll(const at::Tensor & self, c10::SymIntArrayRef shifts, at::IntArrayRef dims) {
+  FOO_COUNT_CALL("roll");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::roll", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -794,6 +827,7 @@ at::Tensor wrapper_roll(const at::Tensor & self, c10::SymIntArrayRef shifts, at:
 }
 
 at::Tensor & wrapper_huber_loss_backward_out(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("huber_loss_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::huber_loss_backward.out", "grad_output", grad_output, common_device_, false);
   check_device("aten::huber_loss_backward.out", "self", self, common_device_, false);
@@ -804,6 +838,7 @@ at::Tensor & wrapper_huber_loss_backward_out(const at::Tensor & grad_output, con
 }
 
 at::Tensor wrapper_huber_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta) {
+  FOO_COUNT_CALL("huber_loss_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::huber_loss_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::huber_loss_backward", "self", self, common_device_, false);
@@ -815,6 +850,7 @@ at::Tensor wrapper_huber_loss_backward(const at::Tensor & grad_output, const at:
 }
 
 at::Tensor & wrapper_multilabel_margin_loss_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor & is_target, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("multilabel_margin_loss_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::multilabel_margin_loss_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::multilabel_margin_loss_backward.grad_input", "self", self, common_device_, false);
@@ -826,6 +862,7 @@ at::Tensor & wrapper_multilabel_margin_loss_backward_grad_input(const at::Tensor
 }
 
 at::Tensor wrapper_multilabel_margin_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor & is_target) {
+  FOO_COUNT_CALL("multilabel_margin_loss_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::multilabel_margin_loss_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::multilabel_margin_loss_backward", "self", self, common_device_, false);
@@ -838,6 +875,7 @@ at::Tensor wrapper_multilabel_margin_loss_backward(const at::Tensor & grad_outpu
 }
 
 at::Tensor & wrapper_binary_cross_entropy_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("binary_cross_entropy_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::binary_cross_entropy_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::binary_cross_entropy_backward.grad_input", "self", self, common_device_, false);
@@ -849,6 +887,7 @@ at::Tensor & wrapper_binary_cross_entropy_backward_grad_input(const at::Tensor &
 }
 
 at::Tensor wrapper_binary_cross_entropy_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction) {
+  FOO_COUNT_CALL("binary_cross_entropy_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::binary_cross_entropy_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::binary_cross_entropy_backward", "self", self, common_device_, false);
@@ -861,6 +900,7 @@ at::Tensor wrapper_binary_cross_entropy_backward(const at::Tensor & grad_output,
 }
 
 at::Tensor wrapper_native_dropout_backward(const at::Tensor & grad_output, const at::Tensor & mask, double scale) {
+  FOO_COUNT_CALL("native_dropout_backward");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::native_dropout_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::native_dropout_backward", "mask", mask, common_device_, false);
@@ -869,6 +909,7 @@ at::Tensor wrapper_native_dropout_backward(const at::Tensor & grad_output, const
 }
 
 void wrapper__foreach_sub__Scalar(at::TensorList self, const at::Scalar & scalar) {
+  FOO_COUNT_CALL("foreach_sub_scalar_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_foreach_sub_.Scalar", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -876,6 +917,7 @@ void wrapper__foreach_sub__Scalar(at::TensorList self, const at::Scalar & scalar
 }
 
 void wrapper__foreach_sqrt_(at::TensorList self) {
+  FOO_COUNT_CALL("foreach_sqrt_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_foreach_sqrt_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -883,6 +925,7 @@ void wrapper__foreach_sqrt_(at::TensorList self) {
 }
 
 void wrapper__foreach_addcdiv__Scalar(at::TensorList self, at::TensorList tensor1, at::TensorList tensor2, const at::Scalar & value) {
+  FOO_COUNT_CALL("foreach_addcdiv_scalar_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_foreach_addcdiv_.Scalar", "self", self, common_device_, false);
   check_device("aten::_foreach_addcdiv_.Scalar", "tensor1", tensor1, common_device_, false);
@@ -892,6 +935,7 @@ void wrapper__foreach_addcdiv__Scalar(at::TensorList self, at::TensorList tensor
 }
 
 void wrapper__foreach_addcdiv__ScalarList(at::TensorList self, at::TensorList tensor1, at::TensorList tensor2, at::ArrayRef<at::Scalar> scalars) {
+  FOO_COUNT_CALL("foreach_addcdiv_scalarlist_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_foreach_addcdiv_.ScalarList", "self", self, common_device_, false);
   check_device("aten::_foreach_addcdiv_.ScalarList", "tensor1", tensor1, common_device_, false);

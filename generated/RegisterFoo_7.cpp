@@ -941,6 +941,7 @@ using foo::native::check_device_or_cpu;
 using foo::native::note_device;
 
 at::Tensor wrapper_empty_memory_format(c10::SymIntArrayRef size, ::std::optional<at::ScalarType> dtype, ::std::optional<at::Layout> layout, ::std::optional<at::Device> device, ::std::optional<bool> pin_memory, ::std::optional<at::MemoryFormat> memory_format) {
+  FOO_COUNT_CALL("empty_memory_format");
   ::std::optional<c10::Device> common_device_;
   common_device_ = device;
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -948,12 +949,14 @@ at::Tensor wrapper_empty_memory_format(c10::SymIntArrayRef size, ::std::optional
 }
 
 at::Tensor & wrapper_set__source_Storage(at::Tensor & self, at::Storage source) {
+  FOO_COUNT_CALL("set_source_storage");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::set_.source_Storage", "self", self, common_device_, false);
   return foo::native::set_source_storage(self, source);
 }
 
 at::Tensor & wrapper_rrelu_with_noise_(at::Tensor & self, at::Tensor & noise, const at::Scalar & lower, const at::Scalar & upper, bool training, ::std::optional<at::Generator> generator) {
+  FOO_COUNT_CALL("rrelu_with_noise_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::rrelu_with_noise_", "self", self, common_device_, false);
   check_device("aten::rrelu_with_noise_", "noise", noise, common_device_, false);
@@ -962,6 +965,7 @@ at::Tensor & wrapper_rrelu_with_noise_(at::Tensor & self, at::Tensor & noise, co
 }
 
 at::Tensor wrapper_view_as_complex(const at::Tensor & self) {
+  FOO_COUNT_CALL("view_as_complex");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::view_as_complex", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -969,6 +973,7 @@ at::Tensor wrapper_view_as_complex(const at::Tensor & self) {
 }
 
 at::Tensor & wrapper_linspace_out(const at::Scalar & start, const at::Scalar & end, int64_t steps, at::Tensor & out) {
+  FOO_COUNT_CALL("linspace_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::linspace.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -976,6 +981,7 @@ at::Tensor & wrapper_linspace_out(const at::Scalar & start, const at::Scalar & e
 }
 
 at::Tensor & wrapper_eye_out(c10::SymInt n, at::Tensor & out) {
+  FOO_COUNT_CALL("eye_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::eye.out", "out", out, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -983,6 +989,7 @@ at::Tensor & wrapper_eye_out(c10::SymInt n, at::Tensor & out) {
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_nll_loss_forward_output(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index, at::Tensor & output, at::Tensor & total_weight) {
+  FOO_COUNT_CALL("nll_loss_forward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::nll_loss_forward.output", "self", self, common_device_, false);
   check_device("aten::nll_loss_forward.output", "target", target, common_device_, false);
@@ -994,6 +1001,7 @@ at::Tensor & wrapper_eye_out(c10::SymInt n, at::Tensor & out) {
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper_nll_loss_forward(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index) {
+  FOO_COUNT_CALL("nll_loss_forward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::nll_loss_forward", "self", self, common_device_, false);
   check_device("aten::nll_loss_forward", "target", target, common_device_, false);
@@ -1003,6 +1011,7 @@ at::Tensor & wrapper_eye_out(c10::SymInt n, at::Tensor & out) {
 }
 
 at::Tensor & wrapper_nll_loss_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index, const at::Tensor & total_weight, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("nll_loss_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::nll_loss_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::nll_loss_backward.grad_input", "self", self, common_device_, false);
@@ -1015,6 +1024,7 @@ at::Tensor & wrapper_nll_loss_backward_grad_input(const at::Tensor & grad_output
 }
 
 at::Tensor wrapper_nll_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index, const at::Tensor & total_weight) {
+  FOO_COUNT_CALL("nll_loss_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::nll_loss_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::nll_loss_backward", "self", self, common_device_, false);
@@ -1026,6 +1036,7 @@ at::Tensor wrapper_nll_loss_backward(const at::Tensor & grad_output, const at::T
 }
 
 at::Tensor & wrapper_dot_out(const at::Tensor & self, const at::Tensor & tensor, at::Tensor & out) {
+  FOO_COUNT_CALL("dot_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::dot.out", "self", self, common_device_, false);
   check_device("aten::dot.out", "tensor", tensor, common_device_, false);
@@ -1035,6 +1046,7 @@ at::Tensor & wrapper_dot_out(const at::Tensor & self, const at::Tensor & tensor,
 }
 
 at::Tensor wrapper_dot(const at::Tensor & self, const at::Tensor & tensor) {
+  FOO_COUNT_CALL("dot_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::dot", "self", self, common_device_, false);
   check_device("aten::dot", "tensor", tensor, common_device_, false);
@@ -1045,6 +1057,7 @@ at::Tensor wrapper_dot(const at::Tensor & self, const at::Tensor & tensor) {
 }
 
 at::Tensor & wrapper_linalg_solve_triangular_out(const at::Tensor & self, const at::Tensor & B, bool upper, bool left, bool unitriangular, at::Tensor & out) {
+  FOO_COUNT_CALL("linalg_solve_triangular_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::linalg_solve_triangular.out", "self", self, common_device_, false);
   check_device("aten::linalg_solve_triangular.out", "B", B, common_device_, false);
@@ -1054,6 +1067,7 @@ at::Tensor & wrapper_linalg_solve_triangular_out(const at::Tensor & self, const 
 }
 
 at::Tensor wrapper_linalg_solve_triangular(const at::Tensor & self, const at::Tensor & B, bool upper, bool left, bool unitriangular) {
+  FOO_COUNT_CALL("linalg_solve_triangular_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::linalg_solve_triangular", "self", self, common_device_, false);
   check_device("aten::linalg_solve_triangular", "B", B, common_device_, false);
@@ -1064,6 +1078,7 @@ at::Tensor wrapper_linalg_solve_triangular(const at::Tensor & self, const at::Te
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &,at::Tensor &> wrapper__linalg_solve_ex_result(const at::Tensor & A, const at::Tensor & B, bool left, bool check_errors, at::Tensor & result, at::Tensor & LU, at::Tensor & pivots, at::Tensor & info) {
+  FOO_COUNT_CALL("linalg_solve_ex_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_linalg_solve_ex.result", "A", A, common_device_, false);
   check_device("aten::_linalg_solve_ex.result", "B", B, common_device_, false);
@@ -1076,6 +1091,7 @@ at::Tensor wrapper_linalg_solve_triangular(const at::Tensor & self, const at::Te
 }
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor> wrapper__linalg_solve_ex(const at::Tensor & A, const at::Tensor & B, bool left, bool check_errors) {
+  FOO_COUNT_CALL("linalg_solve_ex_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_linalg_solve_ex", "A", A, common_device_, false);
   check_device("aten::_linalg_solve_ex", "B", B, common_device_, false);
@@ -1084,6 +1100,7 @@ at::Tensor wrapper_linalg_solve_triangular(const at::Tensor & self, const at::Te
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_linalg_inv_ex_inverse(const at::Tensor & A, bool check_errors, at::Tensor & inverse, at::Tensor & info) {
+  FOO_COUNT_CALL("linalg_inv_ex_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::linalg_inv_ex.inverse", "A", A, common_device_, false);
   check_device("aten::linalg_inv_ex.inverse", "inverse", inverse, common_device_, false);
@@ -1093,6 +1110,7 @@ at::Tensor wrapper_linalg_solve_triangular(const at::Tensor & self, const at::Te
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper_linalg_inv_ex(const at::Tensor & A, bool check_errors) {
+  FOO_COUNT_CALL("linalg_inv_ex_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::linalg_inv_ex", "A", A, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1100,6 +1118,7 @@ at::Tensor wrapper_linalg_solve_triangular(const at::Tensor & self, const at::Te
 }
 
 at::Tensor & wrapper_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool keepdim, at::Tensor & out) {
+  FOO_COUNT_CALL("amax_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::amax.out", "self", self, common_device_, false);
   check_device("aten::amax.out", "out", out, common_device_, false);
@@ -1108,6 +1127,7 @@ at::Tensor & wrapper_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool
 }
 
 at::Tensor wrapper_amax(const at::Tensor & self, at::IntArrayRef dim, bool keepdim) {
+  FOO_COUNT_CALL("amax_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::amax", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1115,6 +1135,7 @@ at::Tensor wrapper_amax(const at::Tensor & self, at::IntArrayRef dim, bool keepd
 }
 
 at::Tensor & wrapper_max_unary_out(const at::Tensor & self, at::Tensor & out) {
+  FOO_COUNT_CALL("max_unary_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::max.unary_out", "self", self, common_device_, false);
   check_device("aten::max.unary_out", "out", out, common_device_, false);
@@ -1123,6 +1144,7 @@ at::Tensor & wrapper_max_unary_out(const at::Tensor & self, at::Tensor & out) {
 }
 
 at::Tensor wrapper_max(const at::Tensor & self) {
+  FOO_COUNT_CALL("max_unary_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::max", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1132,6 +1154,7 @@ at::Tensor wrapper_max(const at::Tensor & self) {
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper__fused_rms_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, at::IntArrayRef normalized_shape, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, ::std::array<bool,2> output_mask) {
+  FOO_COUNT_CALL("fused_rms_norm_backward");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_fused_rms_norm_backward", "grad_out", grad_out, common_device_, false);
   check_device("aten::_fused_rms_norm_backward", "input", input, common_device_, false);
@@ -1142,6 +1165,7 @@ at::Tensor wrapper_max(const at::Tensor & self) {
 }
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_group_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, c10::SymInt N, c10::SymInt C, c10::SymInt HxW, int64_t group, ::std::array<bool,3> output_mask) {
+  FOO_COUNT_CALL("native_group_norm_backward");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::native_group_norm_backward", "grad_out", grad_out, common_device_, false);
   check_device("aten::native_group_norm_backward", "input", input, common_device_, false);
@@ -1153,6 +1177,7 @@ at::Tensor wrapper_max(const at::Tensor & self) {
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper_native_batch_norm_out(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps, at::Tensor & out, at::Tensor & save_mean, at::Tensor & save_invstd) {
+  FOO_COUNT_CALL("native_batch_norm_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::native_batch_norm.out", "input", input, common_device_, false);
   check_device("aten::native_batch_norm.out", "weight", weight, common_device_, false);
@@ -1167,6 +1192,7 @@ at::Tensor wrapper_max(const at::Tensor & self) {
 }
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_native_batch_norm(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps) {
+  FOO_COUNT_CALL("native_batch_norm_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::native_batch_norm", "input", input, common_device_, false);
   check_device("aten::native_batch_norm", "weight", weight, common_device_, false);
@@ -1182,6 +1208,7 @@ at::Tensor wrapper_max(const at::Tensor & self) {
 }
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper__native_batch_norm_legit(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, at::Tensor & running_mean, at::Tensor & running_var, bool training, double momentum, double eps) {
+  FOO_COUNT_CALL("native_batch_norm_legit");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_native_batch_norm_legit", "input", input, common_device_, false);
   check_device("aten::_native_batch_norm_legit", "weight", weight, common_device_, false);
@@ -1193,6 +1220,7 @@ at::Tensor wrapper_max(const at::Tensor & self) {
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &,at::Tensor &> wrapper__batch_norm_with_update_out(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, at::Tensor & running_mean, at::Tensor & running_var, double momentum, double eps, at::Tensor & out, at::Tensor & save_mean, at::Tensor & save_invstd, at::Tensor & reserve) {
+  FOO_COUNT_CALL("batch_norm_with_update_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_batch_norm_with_update.out", "input", input, common_device_, false);
   check_device("aten::_batch_norm_with_update.out", "weight", weight, common_device_, false);
@@ -1208,6 +1236,7 @@ at::Tensor wrapper_max(const at::Tensor & self) {
 }
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_batch_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_var, bool update, double eps, ::std::array<bool,3> output_mask, const at::Tensor & reserve) {
+  FOO_COUNT_CALL("batch_norm_backward");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::batch_norm_backward", "grad_out", grad_out, common_device_, false);
   check_device("aten::batch_norm_backward", "input", input, common_device_, false);
@@ -1222,6 +1251,7 @@ at::Tensor wrapper_max(const at::Tensor & self) {
 }
 
 at::Tensor & wrapper_avg_pool2d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("avg_pool2d_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::avg_pool2d_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::avg_pool2d_backward.grad_input", "self", self, common_device_, false);
@@ -1231,6 +1261,7 @@ at::Tensor & wrapper_avg_pool2d_backward_grad_input(const at::Tensor & grad_outp
 }
 
 at::Tensor wrapper_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+  FOO_COUNT_CALL("avg_pool2d_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::avg_pool2d_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::avg_pool2d_backward", "self", self, common_device_, false);
@@ -1239,6 +1270,7 @@ at::Tensor wrapper_avg_pool2d_backward(const at::Tensor & grad_output, const at:
 }
 
 at::Tensor wrapper__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self) {
+  FOO_COUNT_CALL("adaptive_avg_pool2d_backward");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_adaptive_avg_pool2d_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::_adaptive_avg_pool2d_backward", "self", self, common_device_, false);
@@ -1247,6 +1279,7 @@ at::Tensor wrapper__adaptive_avg_pool2d_backward(const at::Tensor & grad_output,
 }
 
 at::Tensor & wrapper_index_select_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, at::Tensor & out) {
+  FOO_COUNT_CALL("index_select_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::index_select.out", "self", self, common_device_, false);
   check_device("aten::index_select.out", "index", index, common_device_, false);
@@ -1256,6 +1289,7 @@ at::Tensor & wrapper_index_select_out(const at::Tensor & self, int64_t dim, cons
 }
 
 at::Tensor wrapper_index_select(const at::Tensor & self, int64_t dim, const at::Tensor & index) {
+  FOO_COUNT_CALL("index_select_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::index_select", "self", self, common_device_, false);
   check_device("aten::index_select", "index", index, common_device_, false);
@@ -1266,6 +1300,7 @@ at::Tensor wrapper_index_select(const at::Tensor & self, int64_t dim, const at::
 }
 
 at::Tensor wrapper__embedding_bag_per_sample_weights_backward(const at::Tensor & grad, const at::Tensor & weight, const at::Tensor & indices, const at::Tensor & offsets, const at::Tensor & offset2bag, int64_t mode, int64_t padding_idx) {
+  FOO_COUNT_CALL("embedding_bag_per_sample_weights_backward");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_embedding_bag_per_sample_weights_backward", "grad", grad, common_device_, false);
   check_device("aten::_embedding_bag_per_sample_weights_backward", "weight", weight, common_device_, false);
@@ -1277,6 +1312,7 @@ at::Tensor wrapper__embedding_bag_per_sample_weights_backward(const at::Tensor &
 }
 
 at::Tensor & wrapper_scatter_value_reduce_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, c10::string_view reduce, at::Tensor & out) {
+  FOO_COUNT_CALL("scatter_value_reduce_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::scatter.value_reduce_out", "self", self, common_device_, false);
   check_device("aten::scatter.value_reduce_out", "index", index, common_device_, false);
@@ -1286,6 +1322,7 @@ at::Tensor & wrapper_scatter_value_reduce_out(const at::Tensor & self, int64_t d
 }
 
 at::Tensor wrapper_scatter_value_reduce(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, c10::string_view reduce) {
+  FOO_COUNT_CALL("scatter_value_reduce_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::scatter.value_reduce", "self", self, common_device_, false);
   check_device("aten::scatter.value_reduce", "index", index, common_device_, false);
@@ -1294,6 +1331,7 @@ at::Tensor wrapper_scatter_value_reduce(const at::Tensor & self, int64_t dim, co
 }
 
 at::Tensor & wrapper_scatter__value_reduce(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, c10::string_view reduce) {
+  FOO_COUNT_CALL("scatter_value_reduce_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::scatter_.value_reduce", "self", self, common_device_, false);
   check_device("aten::scatter_.value_reduce", "index", index, common_device_, false);
@@ -1302,6 +1340,7 @@ at::Tensor & wrapper_scatter__value_reduce(at::Tensor & self, int64_t dim, const
 }
 
 at::Tensor & wrapper_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
+  FOO_COUNT_CALL("all_dim_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::all.out", "self", self, common_device_, false);
   check_device("aten::all.out", "out", out, common_device_, false);
@@ -1310,6 +1349,7 @@ at::Tensor & wrapper_all_out(const at::Tensor & self, int64_t dim, bool keepdim,
 }
 
 at::Tensor wrapper_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  FOO_COUNT_CALL("all_dim_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::all.dim", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1317,6 +1357,7 @@ at::Tensor wrapper_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
 }
 
 at::Tensor & wrapper_mse_loss_out(const at::Tensor & self, const at::Tensor & target, int64_t reduction, at::Tensor & out) {
+  FOO_COUNT_CALL("mse_loss_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::mse_loss.out", "self", self, common_device_, false);
   check_device("aten::mse_loss.out", "target", target, common_device_, false);
@@ -1326,6 +1367,7 @@ at::Tensor & wrapper_mse_loss_out(const at::Tensor & self, const at::Tensor & ta
 }
 
 at::Tensor wrapper_mse_loss(const at::Tensor & self, const at::Tensor & target, int64_t reduction) {
+  FOO_COUNT_CALL("mse_loss_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::mse_loss", "self", self, common_device_, false);
   check_device("aten::mse_loss", "target", target, common_device_, false);
@@ -1334,6 +1376,7 @@ at::Tensor wrapper_mse_loss(const at::Tensor & self, const at::Tensor & target, 
 }
 
 at::Tensor & wrapper_huber_loss_out(const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta, at::Tensor & out) {
+  FOO_COUNT_CALL("huber_loss_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::huber_loss.out", "self", self, common_device_, false);
   check_device("aten::huber_loss.out", "target", target, common_device_, false);
@@ -1343,6 +1386,7 @@ at::Tensor & wrapper_huber_loss_out(const at::Tensor & self, const at::Tensor & 
 }
 
 at::Tensor wrapper_huber_loss(const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta) {
+  FOO_COUNT_CALL("huber_loss_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::huber_loss", "self", self, common_device_, false);
   check_device("aten::huber_loss", "target", target, common_device_, false);
@@ -1353,6 +1397,7 @@ at::Tensor wrapper_huber_loss(const at::Tensor & self, const at::Tensor & target
 }
 
 void wrapper__foreach_div__ScalarList(at::TensorList self, at::ArrayRef<at::Scalar> scalars) {
+  FOO_COUNT_CALL("foreach_div_scalarlist_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_foreach_div_.ScalarList", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -1360,6 +1405,7 @@ void wrapper__foreach_div__ScalarList(at::TensorList self, at::ArrayRef<at::Scal
 }
 
 void wrapper__foreach_maximum__List(at::TensorList self, at::TensorList other) {
+  FOO_COUNT_CALL("foreach_maximum_list_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_foreach_maximum_.List", "self", self, common_device_, false);
   check_device("aten::_foreach_maximum_.List", "other", other, common_device_, false);
@@ -1368,6 +1414,7 @@ void wrapper__foreach_maximum__List(at::TensorList self, at::TensorList other) {
 }
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor,c10::SymInt,c10::SymInt,at::Tensor,at::Tensor,at::Tensor> wrapper__scaled_dot_product_fused_attention_overrideable(const at::Tensor & query, const at::Tensor & key, const at::Tensor & value, const ::std::optional<at::Tensor> & attn_bias, double dropout_p, bool is_causal, bool return_debug_mask, ::std::optional<double> scale) {
+  FOO_COUNT_CALL("scaled_dot_product_fused_attention_overrideable");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_scaled_dot_product_fused_attention_overrideable", "query", query, common_device_, false);
   check_device("aten::_scaled_dot_product_fused_attention_overrideable", "key", key, common_device_, false);

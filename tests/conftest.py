@@ -60,6 +60,61 @@ def needs_kineto_device_kernels():
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: takes minutes on the 2-core CI machine (still runs in CI)")
+    # Measured coverage: this process and every torch_foo process the tests start count the calls
+    # of each manifest kernel (csrc/aten/call_counts.h); pytest_sessionfinish checks the sums.
+    import tempfile
+
+    config._foo_call_counts = tempfile.mkdtemp(prefix="foo-call-counts-")
+    os.environ["TORCH_FOO_CALL_COUNTS_DIR"] = config._foo_call_counts
+
+
+def _whole_suite(session):
+    """Whether this run is the whole suite: every test file, nothing deselected, nothing failed."""
+    opt = session.config.option
+    tests_dir = Path(__file__).resolve().parent
+    args = [Path(a.split("::")[0]).resolve() for a in session.config.args]
+    return (not opt.keyword and not opt.markexpr and not getattr(opt, "deselect", None) and not getattr(opt, "lf", False)
+            and not opt.collectonly and session.testsfailed == 0 and session.testscollected > 0
+            and all(a in (tests_dir, tests_dir.parent) for a in args))
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """The suite reaches every kernel of the manifest (issue 26's measured coverage): summed over
+    this process and the torch_foo processes the tests started, each kernel was called at least
+    once. Checked on whole-suite runs only (a selection reaches what it selects)."""
+    import json
+    import shutil
+
+    directory = getattr(session.config, "_foo_call_counts", None)
+    if directory is None or not _whole_suite(session) or exitstatus != 0:
+        if directory:
+            shutil.rmtree(directory, ignore_errors=True)
+        return
+    import torch_foo
+
+    calls = dict(torch_foo._C._call_counts())
+    for name in os.listdir(directory):
+        with open(os.path.join(directory, name)) as f:
+            for kernel, n in json.load(f).items():
+                calls[kernel] = calls.get(kernel, 0) + n
+    shutil.rmtree(directory, ignore_errors=True)
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from codegen.manifest import parse_manifest
+
+    manifest_path = Path(__file__).resolve().parent.parent / "yaml" / "ops.yaml"
+    manifest = parse_manifest(manifest_path.read_text(), str(manifest_path))
+    entries = list(manifest.aten) + list(manifest.custom)
+    missed = sorted({(e.kernel, e.line) for e in entries if not calls.get(e.kernel)}, key=lambda k: k[1])
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if missed:
+        lines = [f"  {kernel} (yaml/ops.yaml:{line})" for kernel, line in missed]
+        reporter.write_line(f"coverage: {len(missed)} manifest kernels were never called by the suite:", red=True)
+        for line in lines:
+            reporter.write_line(line, red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    else:
+        reporter.write_line(f"coverage: every manifest kernel was called ({len({e.kernel for e in entries})} kernels, "
+                            f"{sum(calls.values())} calls)")
 
 
 def niced(cmd, nice):

@@ -37,6 +37,9 @@ from torch_foo import ops  # noqa: E402
 from torch_foo import fake_ops  # noqa: E402,F401  (registers the custom ops' fake impls)
 from torch_foo import distributed  # noqa: E402,F401  (registers the fooccl c10d backend)
 from torch_foo import _autograd_exit  # noqa: E402,F401  (exit after a foo backward never aborts)
+from torch_foo import _call_counts  # noqa: E402
+
+_call_counts.install()  # only with TORCH_FOO_CALL_COUNTS_DIR set (the test suite's coverage check)
 
 if getattr(torch, "foo", None) is not device:
     torch._register_device_module("foo", device)

@@ -8,6 +8,8 @@
 #include <ATen/core/IListRef.h>
 #include <c10/core/Device.h>
 
+#include "aten/call_counts.h"  // FOO_COUNT_CALL, the wrappers' first statement
+
 namespace foo::native {
 
 // Every tensor argument must be on the foo device, all on the same one (a 0-dim CPU

@@ -4,6 +4,7 @@
 #include <torch/csrc/Generator.h>
 #include <torch/csrc/utils/pybind.h>
 
+#include "aten/call_counts.h"
 #include "aten/fallback.h"
 #include "python/bindings.h"
 #include "runtime/allocator.h"
@@ -74,6 +75,14 @@ PYBIND11_MODULE(_C, m) {
     return d;
   });
   m.def("_reset_fallback_report", &foo::native::reset_fallback_report);
+  m.def("_call_counts", [] {
+    py::dict d;  // kernel -> calls through its generated wrappers (a kernel may have several)
+    for (const auto& [kernel, calls] : foo::native::call_counts()) {
+      const py::str key(kernel);
+      d[key] = (d.contains(key) ? d[key].cast<int64_t>() : 0) + calls;
+    }
+    return d;
+  });
   m.def("_set_fallback_policy", &foo::native::set_fallback_policy);
   m.def("_get_fallback_policy", &foo::native::fallback_policy_name);
   foo::python::add_runtime_bindings(m);

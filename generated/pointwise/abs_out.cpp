@@ -39,6 +39,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_abs_out(const at::Tensor & self, at::Tensor & out) {
+  FOO_COUNT_CALL("abs_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::abs.out", "self", self, common_device_, true);
   check_device("aten::abs.out", "out", out, common_device_, false);
@@ -47,6 +48,7 @@ at::Tensor & wrapper_abs_out(const at::Tensor & self, at::Tensor & out) {
 }
 
 at::Tensor wrapper_abs(const at::Tensor & self) {
+  FOO_COUNT_CALL("abs_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::abs", "self", self, common_device_, true);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -56,6 +58,7 @@ at::Tensor wrapper_abs(const at::Tensor & self) {
 }
 
 at::Tensor & wrapper_abs_(at::Tensor & self) {
+  FOO_COUNT_CALL("abs_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::abs_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);

@@ -190,6 +190,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_addcmul_out(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, at::Tensor & out) {
+  FOO_COUNT_CALL("addcmul_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::addcmul.out", "self", self, common_device_, true);
   check_device("aten::addcmul.out", "tensor1", tensor1, common_device_, true);
@@ -200,6 +201,7 @@ at::Tensor & wrapper_addcmul_out(const at::Tensor & self, const at::Tensor & ten
 }
 
 at::Tensor wrapper_addcmul(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
+  FOO_COUNT_CALL("addcmul_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::addcmul", "self", self, common_device_, true);
   check_device("aten::addcmul", "tensor1", tensor1, common_device_, true);
@@ -209,6 +211,7 @@ at::Tensor wrapper_addcmul(const at::Tensor & self, const at::Tensor & tensor1, 
 }
 
 at::Tensor & wrapper_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
+  FOO_COUNT_CALL("addcmul_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::addcmul_", "self", self, common_device_, false);
   check_device("aten::addcmul_", "tensor1", tensor1, common_device_, true);

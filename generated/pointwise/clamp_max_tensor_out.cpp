@@ -189,6 +189,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_clamp_max_Tensor_out(const at::Tensor & self, const at::Tensor & max, at::Tensor & out) {
+  FOO_COUNT_CALL("clamp_max_tensor_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::clamp_max.Tensor_out", "self", self, common_device_, true);
   check_device("aten::clamp_max.Tensor_out", "max", max, common_device_, true);
@@ -198,6 +199,7 @@ at::Tensor & wrapper_clamp_max_Tensor_out(const at::Tensor & self, const at::Ten
 }
 
 at::Tensor wrapper_clamp_max_Tensor(const at::Tensor & self, const at::Tensor & max) {
+  FOO_COUNT_CALL("clamp_max_tensor_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::clamp_max.Tensor", "self", self, common_device_, false);
   check_device("aten::clamp_max.Tensor", "max", max, common_device_, false);
@@ -206,6 +208,7 @@ at::Tensor wrapper_clamp_max_Tensor(const at::Tensor & self, const at::Tensor & 
 }
 
 at::Tensor & wrapper_clamp_max__Tensor(at::Tensor & self, const at::Tensor & max) {
+  FOO_COUNT_CALL("clamp_max_tensor_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::clamp_max_.Tensor", "self", self, common_device_, false);
   check_device("aten::clamp_max_.Tensor", "max", max, common_device_, false);

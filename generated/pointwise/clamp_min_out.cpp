@@ -190,6 +190,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_clamp_min_out(const at::Tensor & self, const at::Scalar & min, at::Tensor & out) {
+  FOO_COUNT_CALL("clamp_min_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::clamp_min.out", "self", self, common_device_, true);
   check_device("aten::clamp_min.out", "out", out, common_device_, false);
@@ -198,6 +199,7 @@ at::Tensor & wrapper_clamp_min_out(const at::Tensor & self, const at::Scalar & m
 }
 
 at::Tensor wrapper_clamp_min(const at::Tensor & self, const at::Scalar & min) {
+  FOO_COUNT_CALL("clamp_min_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::clamp_min", "self", self, common_device_, true);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -205,6 +207,7 @@ at::Tensor wrapper_clamp_min(const at::Tensor & self, const at::Scalar & min) {
 }
 
 at::Tensor & wrapper_clamp_min_(at::Tensor & self, const at::Scalar & min) {
+  FOO_COUNT_CALL("clamp_min_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::clamp_min_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);

@@ -189,6 +189,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_clamp_min_Tensor_out(const at::Tensor & self, const at::Tensor & min, at::Tensor & out) {
+  FOO_COUNT_CALL("clamp_min_tensor_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::clamp_min.Tensor_out", "self", self, common_device_, true);
   check_device("aten::clamp_min.Tensor_out", "min", min, common_device_, true);
@@ -198,6 +199,7 @@ at::Tensor & wrapper_clamp_min_Tensor_out(const at::Tensor & self, const at::Ten
 }
 
 at::Tensor wrapper_clamp_min_Tensor(const at::Tensor & self, const at::Tensor & min) {
+  FOO_COUNT_CALL("clamp_min_tensor_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::clamp_min.Tensor", "self", self, common_device_, false);
   check_device("aten::clamp_min.Tensor", "min", min, common_device_, false);
@@ -206,6 +208,7 @@ at::Tensor wrapper_clamp_min_Tensor(const at::Tensor & self, const at::Tensor & 
 }
 
 at::Tensor & wrapper_clamp_min__Tensor(at::Tensor & self, const at::Tensor & min) {
+  FOO_COUNT_CALL("clamp_min_tensor_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::clamp_min_.Tensor", "self", self, common_device_, false);
   check_device("aten::clamp_min_.Tensor", "min", min, common_device_, false);

@@ -191,6 +191,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_clamp_out(const at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max, at::Tensor & out) {
+  FOO_COUNT_CALL("clamp_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::clamp.out", "self", self, common_device_, true);
   check_device("aten::clamp.out", "out", out, common_device_, false);
@@ -199,6 +200,7 @@ at::Tensor & wrapper_clamp_out(const at::Tensor & self, const ::std::optional<at
 }
 
 at::Tensor wrapper_clamp(const at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max) {
+  FOO_COUNT_CALL("clamp_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::clamp", "self", self, common_device_, true);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -206,6 +208,7 @@ at::Tensor wrapper_clamp(const at::Tensor & self, const ::std::optional<at::Scal
 }
 
 at::Tensor & wrapper_clamp_(at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max) {
+  FOO_COUNT_CALL("clamp_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::clamp_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);

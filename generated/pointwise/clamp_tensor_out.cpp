@@ -197,6 +197,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_clamp_Tensor_out(const at::Tensor & self, const ::std::optional<at::Tensor> & min, const ::std::optional<at::Tensor> & max, at::Tensor & out) {
+  FOO_COUNT_CALL("clamp_tensor_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::clamp.Tensor_out", "self", self, common_device_, true);
   check_device("aten::clamp.Tensor_out", "min", min, common_device_, true);
@@ -207,6 +208,7 @@ at::Tensor & wrapper_clamp_Tensor_out(const at::Tensor & self, const ::std::opti
 }
 
 at::Tensor wrapper_clamp_Tensor(const at::Tensor & self, const ::std::optional<at::Tensor> & min, const ::std::optional<at::Tensor> & max) {
+  FOO_COUNT_CALL("clamp_tensor_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::clamp.Tensor", "self", self, common_device_, false);
   check_device("aten::clamp.Tensor", "min", min, common_device_, false);
@@ -216,6 +218,7 @@ at::Tensor wrapper_clamp_Tensor(const at::Tensor & self, const ::std::optional<a
 }
 
 at::Tensor & wrapper_clamp__Tensor(at::Tensor & self, const ::std::optional<at::Tensor> & min, const ::std::optional<at::Tensor> & max) {
+  FOO_COUNT_CALL("clamp_tensor_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::clamp_.Tensor", "self", self, common_device_, false);
   check_device("aten::clamp_.Tensor", "min", min, common_device_, false);

@@ -34,6 +34,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_conj_physical_out(const at::Tensor & self, at::Tensor & out) {
+  FOO_COUNT_CALL("conj_physical_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::conj_physical.out", "self", self, common_device_, false);
   check_device("aten::conj_physical.out", "out", out, common_device_, false);
@@ -42,6 +43,7 @@ at::Tensor & wrapper_conj_physical_out(const at::Tensor & self, at::Tensor & out
 }
 
 at::Tensor & wrapper_conj_physical_(at::Tensor & self) {
+  FOO_COUNT_CALL("conj_physical_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::conj_physical_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);

@@ -148,6 +148,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_elu_backward_grad_input(const at::Tensor & grad_output, const at::Scalar & alpha, const at::Scalar & scale, const at::Scalar & input_scale, bool is_result, const at::Tensor & self_or_result, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("elu_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::elu_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::elu_backward.grad_input", "self_or_result", self_or_result, common_device_, false);
@@ -157,6 +158,7 @@ at::Tensor & wrapper_elu_backward_grad_input(const at::Tensor & grad_output, con
 }
 
 at::Tensor wrapper_elu_backward(const at::Tensor & grad_output, const at::Scalar & alpha, const at::Scalar & scale, const at::Scalar & input_scale, bool is_result, const at::Tensor & self_or_result) {
+  FOO_COUNT_CALL("elu_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::elu_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::elu_backward", "self_or_result", self_or_result, common_device_, false);

@@ -192,6 +192,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_elu_out(const at::Tensor & self, const at::Scalar & alpha, const at::Scalar & scale, const at::Scalar & input_scale, at::Tensor & out) {
+  FOO_COUNT_CALL("elu_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::elu.out", "self", self, common_device_, false);
   check_device("aten::elu.out", "out", out, common_device_, false);
@@ -200,6 +201,7 @@ at::Tensor & wrapper_elu_out(const at::Tensor & self, const at::Scalar & alpha, 
 }
 
 at::Tensor wrapper_elu(const at::Tensor & self, const at::Scalar & alpha, const at::Scalar & scale, const at::Scalar & input_scale) {
+  FOO_COUNT_CALL("elu_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::elu", "self", self, common_device_, true);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -207,6 +209,7 @@ at::Tensor wrapper_elu(const at::Tensor & self, const at::Scalar & alpha, const 
 }
 
 at::Tensor & wrapper_elu_(at::Tensor & self, const at::Scalar & alpha, const at::Scalar & scale, const at::Scalar & input_scale) {
+  FOO_COUNT_CALL("elu_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::elu_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);

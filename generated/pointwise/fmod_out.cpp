@@ -189,6 +189,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_fmod_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  FOO_COUNT_CALL("fmod_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::fmod.Tensor_out", "self", self, common_device_, true);
   check_device("aten::fmod.Tensor_out", "other", other, common_device_, true);
@@ -198,6 +199,7 @@ at::Tensor & wrapper_fmod_Tensor_out(const at::Tensor & self, const at::Tensor &
 }
 
 at::Tensor wrapper_fmod_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  FOO_COUNT_CALL("fmod_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::fmod.Tensor", "self", self, common_device_, true);
   check_device("aten::fmod.Tensor", "other", other, common_device_, true);
@@ -206,6 +208,7 @@ at::Tensor wrapper_fmod_Tensor(const at::Tensor & self, const at::Tensor & other
 }
 
 at::Tensor & wrapper_fmod__Tensor(at::Tensor & self, const at::Tensor & other) {
+  FOO_COUNT_CALL("fmod_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::fmod_.Tensor", "self", self, common_device_, false);
   check_device("aten::fmod_.Tensor", "other", other, common_device_, true);

@@ -140,6 +140,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_gelu_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, c10::string_view approximate, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("gelu_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::gelu_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::gelu_backward.grad_input", "self", self, common_device_, false);
@@ -149,6 +150,7 @@ at::Tensor & wrapper_gelu_backward_grad_input(const at::Tensor & grad_output, co
 }
 
 at::Tensor wrapper_gelu_backward(const at::Tensor & grad_output, const at::Tensor & self, c10::string_view approximate) {
+  FOO_COUNT_CALL("gelu_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::gelu_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::gelu_backward", "self", self, common_device_, false);

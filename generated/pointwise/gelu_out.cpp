@@ -193,6 +193,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_gelu_out(const at::Tensor & self, c10::string_view approximate, at::Tensor & out) {
+  FOO_COUNT_CALL("gelu_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::gelu.out", "self", self, common_device_, false);
   check_device("aten::gelu.out", "out", out, common_device_, false);
@@ -201,6 +202,7 @@ at::Tensor & wrapper_gelu_out(const at::Tensor & self, c10::string_view approxim
 }
 
 at::Tensor wrapper_gelu(const at::Tensor & self, c10::string_view approximate) {
+  FOO_COUNT_CALL("gelu_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::gelu", "self", self, common_device_, true);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -208,6 +210,7 @@ at::Tensor wrapper_gelu(const at::Tensor & self, c10::string_view approximate) {
 }
 
 at::Tensor & wrapper_gelu_(at::Tensor & self, c10::string_view approximate) {
+  FOO_COUNT_CALL("gelu_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::gelu_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);

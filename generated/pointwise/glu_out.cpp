@@ -137,6 +137,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_glu_out(const at::Tensor & self, int64_t dim, at::Tensor & out) {
+  FOO_COUNT_CALL("glu_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::glu.out", "self", self, common_device_, false);
   check_device("aten::glu.out", "out", out, common_device_, false);
@@ -145,6 +146,7 @@ at::Tensor & wrapper_glu_out(const at::Tensor & self, int64_t dim, at::Tensor & 
 }
 
 at::Tensor wrapper_glu(const at::Tensor & self, int64_t dim) {
+  FOO_COUNT_CALL("glu_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::glu", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);

@@ -136,6 +136,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_hardsigmoid_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("hardsigmoid_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::hardsigmoid_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::hardsigmoid_backward.grad_input", "self", self, common_device_, false);
@@ -145,6 +146,7 @@ at::Tensor & wrapper_hardsigmoid_backward_grad_input(const at::Tensor & grad_out
 }
 
 at::Tensor wrapper_hardsigmoid_backward(const at::Tensor & grad_output, const at::Tensor & self) {
+  FOO_COUNT_CALL("hardsigmoid_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::hardsigmoid_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::hardsigmoid_backward", "self", self, common_device_, false);

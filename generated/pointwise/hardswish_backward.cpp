@@ -35,6 +35,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor wrapper_hardswish_backward(const at::Tensor & grad_output, const at::Tensor & self) {
+  FOO_COUNT_CALL("hardswish_backward");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::hardswish_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::hardswish_backward", "self", self, common_device_, false);

@@ -34,6 +34,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_hardswish_out(const at::Tensor & self, at::Tensor & out) {
+  FOO_COUNT_CALL("hardswish_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::hardswish.out", "self", self, common_device_, false);
   check_device("aten::hardswish.out", "out", out, common_device_, false);
@@ -42,6 +43,7 @@ at::Tensor & wrapper_hardswish_out(const at::Tensor & self, at::Tensor & out) {
 }
 
 at::Tensor wrapper_hardswish(const at::Tensor & self) {
+  FOO_COUNT_CALL("hardswish_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::hardswish", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -51,6 +53,7 @@ at::Tensor wrapper_hardswish(const at::Tensor & self) {
 }
 
 at::Tensor & wrapper_hardswish_(at::Tensor & self) {
+  FOO_COUNT_CALL("hardswish_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::hardswish_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);

@@ -36,6 +36,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_hardtanh_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("hardtanh_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::hardtanh_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::hardtanh_backward.grad_input", "self", self, common_device_, false);
@@ -45,6 +46,7 @@ at::Tensor & wrapper_hardtanh_backward_grad_input(const at::Tensor & grad_output
 }
 
 at::Tensor wrapper_hardtanh_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val) {
+  FOO_COUNT_CALL("hardtanh_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::hardtanh_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::hardtanh_backward", "self", self, common_device_, false);

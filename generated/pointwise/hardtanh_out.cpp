@@ -36,6 +36,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_hardtanh_out(const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val, at::Tensor & out) {
+  FOO_COUNT_CALL("hardtanh_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::hardtanh.out", "self", self, common_device_, false);
   check_device("aten::hardtanh.out", "out", out, common_device_, false);
@@ -44,6 +45,7 @@ at::Tensor & wrapper_hardtanh_out(const at::Tensor & self, const at::Scalar & mi
 }
 
 at::Tensor wrapper_hardtanh(const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val) {
+  FOO_COUNT_CALL("hardtanh_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::hardtanh", "self", self, common_device_, true);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -53,6 +55,7 @@ at::Tensor wrapper_hardtanh(const at::Tensor & self, const at::Scalar & min_val,
 }
 
 at::Tensor & wrapper_hardtanh_(at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val) {
+  FOO_COUNT_CALL("hardtanh_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::hardtanh_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);

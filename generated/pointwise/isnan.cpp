@@ -36,6 +36,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor wrapper_isnan(const at::Tensor & self) {
+  FOO_COUNT_CALL("isnan");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::isnan", "self", self, common_device_, true);
   return foo::native::isnan(self);

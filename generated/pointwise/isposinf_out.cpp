@@ -136,6 +136,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_isposinf_out(const at::Tensor & self, at::Tensor & out) {
+  FOO_COUNT_CALL("isposinf_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::isposinf.out", "self", self, common_device_, false);
   check_device("aten::isposinf.out", "out", out, common_device_, false);
@@ -144,6 +145,7 @@ at::Tensor & wrapper_isposinf_out(const at::Tensor & self, at::Tensor & out) {
 }
 
 at::Tensor wrapper_isposinf(const at::Tensor & self) {
+  FOO_COUNT_CALL("isposinf_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::isposinf", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);

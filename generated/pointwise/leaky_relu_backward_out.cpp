@@ -138,6 +138,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_leaky_relu_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & negative_slope, bool self_is_result, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("leaky_relu_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::leaky_relu_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::leaky_relu_backward.grad_input", "self", self, common_device_, false);
@@ -147,6 +148,7 @@ at::Tensor & wrapper_leaky_relu_backward_grad_input(const at::Tensor & grad_outp
 }
 
 at::Tensor wrapper_leaky_relu_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & negative_slope, bool self_is_result) {
+  FOO_COUNT_CALL("leaky_relu_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::leaky_relu_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::leaky_relu_backward", "self", self, common_device_, false);

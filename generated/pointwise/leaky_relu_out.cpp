@@ -190,6 +190,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_leaky_relu_out(const at::Tensor & self, const at::Scalar & negative_slope, at::Tensor & out) {
+  FOO_COUNT_CALL("leaky_relu_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::leaky_relu.out", "self", self, common_device_, false);
   check_device("aten::leaky_relu.out", "out", out, common_device_, false);
@@ -198,6 +199,7 @@ at::Tensor & wrapper_leaky_relu_out(const at::Tensor & self, const at::Scalar & 
 }
 
 at::Tensor wrapper_leaky_relu(const at::Tensor & self, const at::Scalar & negative_slope) {
+  FOO_COUNT_CALL("leaky_relu_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::leaky_relu", "self", self, common_device_, true);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -205,6 +207,7 @@ at::Tensor wrapper_leaky_relu(const at::Tensor & self, const at::Scalar & negati
 }
 
 at::Tensor & wrapper_leaky_relu_(at::Tensor & self, const at::Scalar & negative_slope) {
+  FOO_COUNT_CALL("leaky_relu_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::leaky_relu_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);

@@ -190,6 +190,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_lerp_Scalar_out(const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight, at::Tensor & out) {
+  FOO_COUNT_CALL("lerp_scalar_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::lerp.Scalar_out", "self", self, common_device_, true);
   check_device("aten::lerp.Scalar_out", "end", end, common_device_, true);
@@ -199,6 +200,7 @@ at::Tensor & wrapper_lerp_Scalar_out(const at::Tensor & self, const at::Tensor &
 }
 
 at::Tensor wrapper_lerp_Scalar(const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight) {
+  FOO_COUNT_CALL("lerp_scalar_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::lerp.Scalar", "self", self, common_device_, true);
   check_device("aten::lerp.Scalar", "end", end, common_device_, true);
@@ -207,6 +209,7 @@ at::Tensor wrapper_lerp_Scalar(const at::Tensor & self, const at::Tensor & end, 
 }
 
 at::Tensor & wrapper_lerp__Scalar(at::Tensor & self, const at::Tensor & end, const at::Scalar & weight) {
+  FOO_COUNT_CALL("lerp_scalar_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::lerp_.Scalar", "self", self, common_device_, false);
   check_device("aten::lerp_.Scalar", "end", end, common_device_, true);

@@ -189,6 +189,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_lerp_Tensor_out(const at::Tensor & self, const at::Tensor & end, const at::Tensor & weight, at::Tensor & out) {
+  FOO_COUNT_CALL("lerp_tensor_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::lerp.Tensor_out", "self", self, common_device_, true);
   check_device("aten::lerp.Tensor_out", "end", end, common_device_, true);
@@ -199,6 +200,7 @@ at::Tensor & wrapper_lerp_Tensor_out(const at::Tensor & self, const at::Tensor &
 }
 
 at::Tensor wrapper_lerp_Tensor(const at::Tensor & self, const at::Tensor & end, const at::Tensor & weight) {
+  FOO_COUNT_CALL("lerp_tensor_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::lerp.Tensor", "self", self, common_device_, true);
   check_device("aten::lerp.Tensor", "end", end, common_device_, true);
@@ -208,6 +210,7 @@ at::Tensor wrapper_lerp_Tensor(const at::Tensor & self, const at::Tensor & end, 
 }
 
 at::Tensor & wrapper_lerp__Tensor(at::Tensor & self, const at::Tensor & end, const at::Tensor & weight) {
+  FOO_COUNT_CALL("lerp_tensor_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::lerp_.Tensor", "self", self, common_device_, false);
   check_device("aten::lerp_.Tensor", "end", end, common_device_, true);

@@ -34,6 +34,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_log_sigmoid_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & buffer, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("log_sigmoid_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::log_sigmoid_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::log_sigmoid_backward.grad_input", "self", self, common_device_, false);
@@ -44,6 +45,7 @@ at::Tensor & wrapper_log_sigmoid_backward_grad_input(const at::Tensor & grad_out
 }
 
 at::Tensor wrapper_log_sigmoid_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & buffer) {
+  FOO_COUNT_CALL("log_sigmoid_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::log_sigmoid_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::log_sigmoid_backward", "self", self, common_device_, false);

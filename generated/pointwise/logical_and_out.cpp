@@ -34,6 +34,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_logical_and_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  FOO_COUNT_CALL("logical_and_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::logical_and.out", "self", self, common_device_, true);
   check_device("aten::logical_and.out", "other", other, common_device_, true);
@@ -43,6 +44,7 @@ at::Tensor & wrapper_logical_and_out(const at::Tensor & self, const at::Tensor &
 }
 
 at::Tensor wrapper_logical_and(const at::Tensor & self, const at::Tensor & other) {
+  FOO_COUNT_CALL("logical_and_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::logical_and", "self", self, common_device_, true);
   check_device("aten::logical_and", "other", other, common_device_, true);
@@ -53,6 +55,7 @@ at::Tensor wrapper_logical_and(const at::Tensor & self, const at::Tensor & other
 }
 
 at::Tensor & wrapper_logical_and_(at::Tensor & self, const at::Tensor & other) {
+  FOO_COUNT_CALL("logical_and_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::logical_and_", "self", self, common_device_, false);
   check_device("aten::logical_and_", "other", other, common_device_, true);

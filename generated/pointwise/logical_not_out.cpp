@@ -35,6 +35,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_logical_not_out(const at::Tensor & self, at::Tensor & out) {
+  FOO_COUNT_CALL("logical_not_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::logical_not.out", "self", self, common_device_, true);
   check_device("aten::logical_not.out", "out", out, common_device_, false);
@@ -43,6 +44,7 @@ at::Tensor & wrapper_logical_not_out(const at::Tensor & self, at::Tensor & out) 
 }
 
 at::Tensor wrapper_logical_not(const at::Tensor & self) {
+  FOO_COUNT_CALL("logical_not_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::logical_not", "self", self, common_device_, true);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -52,6 +54,7 @@ at::Tensor wrapper_logical_not(const at::Tensor & self) {
 }
 
 at::Tensor & wrapper_logical_not_(at::Tensor & self) {
+  FOO_COUNT_CALL("logical_not_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::logical_not_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);

@@ -34,6 +34,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_logical_or_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  FOO_COUNT_CALL("logical_or_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::logical_or.out", "self", self, common_device_, true);
   check_device("aten::logical_or.out", "other", other, common_device_, true);
@@ -43,6 +44,7 @@ at::Tensor & wrapper_logical_or_out(const at::Tensor & self, const at::Tensor & 
 }
 
 at::Tensor wrapper_logical_or(const at::Tensor & self, const at::Tensor & other) {
+  FOO_COUNT_CALL("logical_or_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::logical_or", "self", self, common_device_, true);
   check_device("aten::logical_or", "other", other, common_device_, true);
@@ -53,6 +55,7 @@ at::Tensor wrapper_logical_or(const at::Tensor & self, const at::Tensor & other)
 }
 
 at::Tensor & wrapper_logical_or_(at::Tensor & self, const at::Tensor & other) {
+  FOO_COUNT_CALL("logical_or_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::logical_or_", "self", self, common_device_, false);
   check_device("aten::logical_or_", "other", other, common_device_, true);

@@ -34,6 +34,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_logical_xor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  FOO_COUNT_CALL("logical_xor_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::logical_xor.out", "self", self, common_device_, true);
   check_device("aten::logical_xor.out", "other", other, common_device_, true);
@@ -43,6 +44,7 @@ at::Tensor & wrapper_logical_xor_out(const at::Tensor & self, const at::Tensor &
 }
 
 at::Tensor wrapper_logical_xor(const at::Tensor & self, const at::Tensor & other) {
+  FOO_COUNT_CALL("logical_xor_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::logical_xor", "self", self, common_device_, true);
   check_device("aten::logical_xor", "other", other, common_device_, true);
@@ -53,6 +55,7 @@ at::Tensor wrapper_logical_xor(const at::Tensor & self, const at::Tensor & other
 }
 
 at::Tensor & wrapper_logical_xor_(at::Tensor & self, const at::Tensor & other) {
+  FOO_COUNT_CALL("logical_xor_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::logical_xor_", "self", self, common_device_, false);
   check_device("aten::logical_xor_", "other", other, common_device_, true);

@@ -35,6 +35,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_logit_out(const at::Tensor & self, ::std::optional<double> eps, at::Tensor & out) {
+  FOO_COUNT_CALL("logit_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::logit.out", "self", self, common_device_, false);
   check_device("aten::logit.out", "out", out, common_device_, false);
@@ -43,6 +44,7 @@ at::Tensor & wrapper_logit_out(const at::Tensor & self, ::std::optional<double> 
 }
 
 at::Tensor wrapper_logit(const at::Tensor & self, ::std::optional<double> eps) {
+  FOO_COUNT_CALL("logit_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::logit", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -52,6 +54,7 @@ at::Tensor wrapper_logit(const at::Tensor & self, ::std::optional<double> eps) {
 }
 
 at::Tensor & wrapper_logit_(at::Tensor & self, ::std::optional<double> eps) {
+  FOO_COUNT_CALL("logit_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::logit_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);

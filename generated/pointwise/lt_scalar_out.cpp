@@ -189,6 +189,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_lt_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  FOO_COUNT_CALL("lt_scalar_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::lt.Scalar_out", "self", self, common_device_, true);
   check_device("aten::lt.Scalar_out", "out", out, common_device_, false);
@@ -197,6 +198,7 @@ at::Tensor & wrapper_lt_Scalar_out(const at::Tensor & self, const at::Scalar & o
 }
 
 at::Tensor wrapper_lt_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  FOO_COUNT_CALL("lt_scalar_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::lt.Scalar", "self", self, common_device_, true);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -204,6 +206,7 @@ at::Tensor wrapper_lt_Scalar(const at::Tensor & self, const at::Scalar & other) 
 }
 
 at::Tensor & wrapper_lt__Scalar(at::Tensor & self, const at::Scalar & other) {
+  FOO_COUNT_CALL("lt_scalar_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::lt_.Scalar", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);

@@ -189,6 +189,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_lt_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  FOO_COUNT_CALL("lt_tensor_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::lt.Tensor_out", "self", self, common_device_, true);
   check_device("aten::lt.Tensor_out", "other", other, common_device_, true);
@@ -198,6 +199,7 @@ at::Tensor & wrapper_lt_Tensor_out(const at::Tensor & self, const at::Tensor & o
 }
 
 at::Tensor wrapper_lt_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  FOO_COUNT_CALL("lt_tensor_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::lt.Tensor", "self", self, common_device_, true);
   check_device("aten::lt.Tensor", "other", other, common_device_, true);
@@ -206,6 +208,7 @@ at::Tensor wrapper_lt_Tensor(const at::Tensor & self, const at::Tensor & other) 
 }
 
 at::Tensor & wrapper_lt__Tensor(at::Tensor & self, const at::Tensor & other) {
+  FOO_COUNT_CALL("lt_tensor_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::lt_.Tensor", "self", self, common_device_, false);
   check_device("aten::lt_.Tensor", "other", other, common_device_, false);

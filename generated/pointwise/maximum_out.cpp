@@ -136,6 +136,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_maximum_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  FOO_COUNT_CALL("maximum_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::maximum.out", "self", self, common_device_, true);
   check_device("aten::maximum.out", "other", other, common_device_, true);
@@ -145,6 +146,7 @@ at::Tensor & wrapper_maximum_out(const at::Tensor & self, const at::Tensor & oth
 }
 
 at::Tensor wrapper_maximum(const at::Tensor & self, const at::Tensor & other) {
+  FOO_COUNT_CALL("maximum_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::maximum", "self", self, common_device_, true);
   check_device("aten::maximum", "other", other, common_device_, true);

@@ -37,6 +37,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_nan_to_num_out(const at::Tensor & self, ::std::optional<double> nan, ::std::optional<double> posinf, ::std::optional<double> neginf, at::Tensor & out) {
+  FOO_COUNT_CALL("nan_to_num_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::nan_to_num.out", "self", self, common_device_, false);
   check_device("aten::nan_to_num.out", "out", out, common_device_, false);
@@ -45,6 +46,7 @@ at::Tensor & wrapper_nan_to_num_out(const at::Tensor & self, ::std::optional<dou
 }
 
 at::Tensor wrapper_nan_to_num(const at::Tensor & self, ::std::optional<double> nan, ::std::optional<double> posinf, ::std::optional<double> neginf) {
+  FOO_COUNT_CALL("nan_to_num_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::nan_to_num", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -54,6 +56,7 @@ at::Tensor wrapper_nan_to_num(const at::Tensor & self, ::std::optional<double> n
 }
 
 at::Tensor & wrapper_nan_to_num_(at::Tensor & self, ::std::optional<double> nan, ::std::optional<double> posinf, ::std::optional<double> neginf) {
+  FOO_COUNT_CALL("nan_to_num_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::nan_to_num_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);

@@ -230,6 +230,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_pow_Tensor_Scalar_out(const at::Tensor & self, const at::Scalar & exponent, at::Tensor & out) {
+  FOO_COUNT_CALL("pow_tensor_scalar_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::pow.Tensor_Scalar_out", "self", self, common_device_, true);
   check_device("aten::pow.Tensor_Scalar_out", "out", out, common_device_, false);
@@ -238,6 +239,7 @@ at::Tensor & wrapper_pow_Tensor_Scalar_out(const at::Tensor & self, const at::Sc
 }
 
 at::Tensor wrapper_pow_Tensor_Scalar(const at::Tensor & self, const at::Scalar & exponent) {
+  FOO_COUNT_CALL("pow_tensor_scalar_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::pow.Tensor_Scalar", "self", self, common_device_, true);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -245,6 +247,7 @@ at::Tensor wrapper_pow_Tensor_Scalar(const at::Tensor & self, const at::Scalar &
 }
 
 at::Tensor & wrapper_pow__Scalar(at::Tensor & self, const at::Scalar & exponent) {
+  FOO_COUNT_CALL("pow_tensor_scalar_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::pow_.Scalar", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);

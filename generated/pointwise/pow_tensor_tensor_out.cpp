@@ -189,6 +189,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_pow_Tensor_Tensor_out(const at::Tensor & self, const at::Tensor & exponent, at::Tensor & out) {
+  FOO_COUNT_CALL("pow_tensor_tensor_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::pow.Tensor_Tensor_out", "self", self, common_device_, true);
   check_device("aten::pow.Tensor_Tensor_out", "exponent", exponent, common_device_, true);
@@ -198,6 +199,7 @@ at::Tensor & wrapper_pow_Tensor_Tensor_out(const at::Tensor & self, const at::Te
 }
 
 at::Tensor wrapper_pow_Tensor_Tensor(const at::Tensor & self, const at::Tensor & exponent) {
+  FOO_COUNT_CALL("pow_tensor_tensor_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::pow.Tensor_Tensor", "self", self, common_device_, true);
   check_device("aten::pow.Tensor_Tensor", "exponent", exponent, common_device_, true);
@@ -206,6 +208,7 @@ at::Tensor wrapper_pow_Tensor_Tensor(const at::Tensor & self, const at::Tensor &
 }
 
 at::Tensor & wrapper_pow__Tensor(at::Tensor & self, const at::Tensor & exponent) {
+  FOO_COUNT_CALL("pow_tensor_tensor_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::pow_.Tensor", "self", self, common_device_, false);
   check_device("aten::pow_.Tensor", "exponent", exponent, common_device_, true);

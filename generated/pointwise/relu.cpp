@@ -35,6 +35,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor wrapper_relu(const at::Tensor & self) {
+  FOO_COUNT_CALL("relu");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::relu", "self", self, common_device_, true);
   const c10::OptionalDeviceGuard device_guard_(common_device_);

@@ -34,6 +34,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_relu_(at::Tensor & self) {
+  FOO_COUNT_CALL("relu_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::relu_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);

@@ -189,6 +189,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_remainder_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  FOO_COUNT_CALL("remainder_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::remainder.Tensor_out", "self", self, common_device_, true);
   check_device("aten::remainder.Tensor_out", "other", other, common_device_, true);
@@ -198,6 +199,7 @@ at::Tensor & wrapper_remainder_Tensor_out(const at::Tensor & self, const at::Ten
 }
 
 at::Tensor wrapper_remainder_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  FOO_COUNT_CALL("remainder_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::remainder.Tensor", "self", self, common_device_, true);
   check_device("aten::remainder.Tensor", "other", other, common_device_, true);
@@ -206,6 +208,7 @@ at::Tensor wrapper_remainder_Tensor(const at::Tensor & self, const at::Tensor & 
 }
 
 at::Tensor & wrapper_remainder__Tensor(at::Tensor & self, const at::Tensor & other) {
+  FOO_COUNT_CALL("remainder_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::remainder_.Tensor", "self", self, common_device_, false);
   check_device("aten::remainder_.Tensor", "other", other, common_device_, true);

@@ -190,6 +190,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_round_decimals_out(const at::Tensor & self, int64_t decimals, at::Tensor & out) {
+  FOO_COUNT_CALL("round_decimals_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::round.decimals_out", "self", self, common_device_, true);
   check_device("aten::round.decimals_out", "out", out, common_device_, false);
@@ -198,6 +199,7 @@ at::Tensor & wrapper_round_decimals_out(const at::Tensor & self, int64_t decimal
 }
 
 at::Tensor wrapper_round_decimals(const at::Tensor & self, int64_t decimals) {
+  FOO_COUNT_CALL("round_decimals_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::round.decimals", "self", self, common_device_, true);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -205,6 +207,7 @@ at::Tensor wrapper_round_decimals(const at::Tensor & self, int64_t decimals) {
 }
 
 at::Tensor & wrapper_round__decimals(at::Tensor & self, int64_t decimals) {
+  FOO_COUNT_CALL("round_decimals_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::round_.decimals", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);

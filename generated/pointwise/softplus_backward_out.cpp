@@ -138,6 +138,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_softplus_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & beta, const at::Scalar & threshold, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("softplus_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::softplus_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::softplus_backward.grad_input", "self", self, common_device_, false);
@@ -147,6 +148,7 @@ at::Tensor & wrapper_softplus_backward_grad_input(const at::Tensor & grad_output
 }
 
 at::Tensor wrapper_softplus_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & beta, const at::Scalar & threshold) {
+  FOO_COUNT_CALL("softplus_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::softplus_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::softplus_backward", "self", self, common_device_, false);

@@ -138,6 +138,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_softplus_out(const at::Tensor & self, const at::Scalar & beta, const at::Scalar & threshold, at::Tensor & out) {
+  FOO_COUNT_CALL("softplus_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::softplus.out", "self", self, common_device_, false);
   check_device("aten::softplus.out", "out", out, common_device_, false);
@@ -146,6 +147,7 @@ at::Tensor & wrapper_softplus_out(const at::Tensor & self, const at::Scalar & be
 }
 
 at::Tensor wrapper_softplus(const at::Tensor & self, const at::Scalar & beta, const at::Scalar & threshold) {
+  FOO_COUNT_CALL("softplus_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::softplus", "self", self, common_device_, true);
   const c10::OptionalDeviceGuard device_guard_(common_device_);

@@ -137,6 +137,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_softshrink_out(const at::Tensor & self, const at::Scalar & lambd, at::Tensor & out) {
+  FOO_COUNT_CALL("softshrink_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::softshrink.out", "self", self, common_device_, false);
   check_device("aten::softshrink.out", "out", out, common_device_, false);
@@ -145,6 +146,7 @@ at::Tensor & wrapper_softshrink_out(const at::Tensor & self, const at::Scalar & 
 }
 
 at::Tensor wrapper_softshrink(const at::Tensor & self, const at::Scalar & lambd) {
+  FOO_COUNT_CALL("softshrink_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::softshrink", "self", self, common_device_, true);
   const c10::OptionalDeviceGuard device_guard_(common_device_);

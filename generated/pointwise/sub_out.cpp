@@ -190,6 +190,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_sub_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
+  FOO_COUNT_CALL("sub_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::sub.out", "self", self, common_device_, true);
   check_device("aten::sub.out", "other", other, common_device_, true);
@@ -199,6 +200,7 @@ at::Tensor & wrapper_sub_out(const at::Tensor & self, const at::Tensor & other, 
 }
 
 at::Tensor wrapper_sub_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
+  FOO_COUNT_CALL("sub_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::sub.Tensor", "self", self, common_device_, true);
   check_device("aten::sub.Tensor", "other", other, common_device_, true);
@@ -207,6 +209,7 @@ at::Tensor wrapper_sub_Tensor(const at::Tensor & self, const at::Tensor & other,
 }
 
 at::Tensor & wrapper_sub__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
+  FOO_COUNT_CALL("sub_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::sub_.Tensor", "self", self, common_device_, false);
   check_device("aten::sub_.Tensor", "other", other, common_device_, true);

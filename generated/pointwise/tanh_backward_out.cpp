@@ -136,6 +136,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_tanh_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & output, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("tanh_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::tanh_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::tanh_backward.grad_input", "output", output, common_device_, false);
@@ -145,6 +146,7 @@ at::Tensor & wrapper_tanh_backward_grad_input(const at::Tensor & grad_output, co
 }
 
 at::Tensor wrapper_tanh_backward(const at::Tensor & grad_output, const at::Tensor & output) {
+  FOO_COUNT_CALL("tanh_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::tanh_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::tanh_backward", "output", output, common_device_, false);

@@ -137,6 +137,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_threshold_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & threshold, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("threshold_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::threshold_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::threshold_backward.grad_input", "self", self, common_device_, false);
@@ -146,6 +147,7 @@ at::Tensor & wrapper_threshold_backward_grad_input(const at::Tensor & grad_outpu
 }
 
 at::Tensor wrapper_threshold_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & threshold) {
+  FOO_COUNT_CALL("threshold_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::threshold_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::threshold_backward", "self", self, common_device_, false);

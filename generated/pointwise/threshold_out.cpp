@@ -191,6 +191,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_threshold_out(const at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value, at::Tensor & out) {
+  FOO_COUNT_CALL("threshold_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::threshold.out", "self", self, common_device_, false);
   check_device("aten::threshold.out", "out", out, common_device_, false);
@@ -199,6 +200,7 @@ at::Tensor & wrapper_threshold_out(const at::Tensor & self, const at::Scalar & t
 }
 
 at::Tensor wrapper_threshold(const at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value) {
+  FOO_COUNT_CALL("threshold_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::threshold", "self", self, common_device_, true);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -206,6 +208,7 @@ at::Tensor wrapper_threshold(const at::Tensor & self, const at::Scalar & thresho
 }
 
 at::Tensor & wrapper_threshold_(at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value) {
+  FOO_COUNT_CALL("threshold_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::threshold_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);

@@ -170,6 +170,7 @@ using foo::native::check_device_or_cpu;
 using foo::native::note_device;
 
 at::Tensor & wrapper_add_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
+  FOO_COUNT_CALL("add_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::add.out", "self", self, common_device_, true);
   check_device("aten::add.out", "other", other, common_device_, true);
@@ -179,6 +180,7 @@ at::Tensor & wrapper_add_out(const at::Tensor & self, const at::Tensor & other, 
 }
 
 at::Tensor wrapper_add_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
+  FOO_COUNT_CALL("add_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::add.Tensor", "self", self, common_device_, true);
   check_device("aten::add.Tensor", "other", other, common_device_, true);
@@ -187,6 +189,7 @@ at::Tensor wrapper_add_Tensor(const at::Tensor & self, const at::Tensor & other,
 }
 
 at::Tensor & wrapper_add__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
+  FOO_COUNT_CALL("add_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::add_.Tensor", "self", self, common_device_, false);
   check_device("aten::add_.Tensor", "other", other, common_device_, true);

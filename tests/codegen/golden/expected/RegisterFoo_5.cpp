@@ -214,6 +214,7 @@ using foo::native::check_device_or_cpu;
 using foo::native::note_device;
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_max_dim_max(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & max, at::Tensor & max_values) {
+  FOO_COUNT_CALL("max_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::max.dim_max", "self", self, common_device_, false);
   check_device("aten::max.dim_max", "max", max, common_device_, false);
@@ -223,6 +224,7 @@ using foo::native::note_device;
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper_max_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  FOO_COUNT_CALL("max_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::max.dim", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -230,6 +232,7 @@ using foo::native::note_device;
 }
 
 at::Tensor & wrapper_silu_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("silu_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::silu_backward.grad_input", "grad_output", grad_output, common_device_, false);
   check_device("aten::silu_backward.grad_input", "self", self, common_device_, false);
@@ -239,6 +242,7 @@ at::Tensor & wrapper_silu_backward_grad_input(const at::Tensor & grad_output, co
 }
 
 at::Tensor wrapper_silu_backward(const at::Tensor & grad_output, const at::Tensor & self) {
+  FOO_COUNT_CALL("silu_backward_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::silu_backward", "grad_output", grad_output, common_device_, false);
   check_device("aten::silu_backward", "self", self, common_device_, false);
@@ -247,6 +251,7 @@ at::Tensor wrapper_silu_backward(const at::Tensor & grad_output, const at::Tenso
 }
 
 at::Tensor & wrapper_masked_fill__Scalar(at::Tensor & self, const at::Tensor & mask, const at::Scalar & value) {
+  FOO_COUNT_CALL("masked_fill_scalar_");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::masked_fill_.Scalar", "self", self, common_device_, false);
   check_device("aten::masked_fill_.Scalar", "mask", mask, common_device_, false);

@@ -14,6 +14,7 @@ using foo::native::check_device_or_cpu;
 using foo::native::note_device;
 
 at::Tensor wrapper_empty_memory_format(c10::SymIntArrayRef size, ::std::optional<at::ScalarType> dtype, ::std::optional<at::Layout> layout, ::std::optional<at::Device> device, ::std::optional<bool> pin_memory, ::std::optional<at::MemoryFormat> memory_format) {
+  FOO_COUNT_CALL("empty_memory_format");
   ::std::optional<c10::Device> common_device_;
   common_device_ = device;
   const c10::OptionalDeviceGuard device_guard_(common_device_);

@@ -197,6 +197,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_div_out_mode(const at::Tensor & self, const at::Tensor & other, ::std::optional<c10::string_view> rounding_mode, at::Tensor & out) {
+  FOO_COUNT_CALL("div_out_mode");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::div.out_mode", "self", self, common_device_, true);
   check_device("aten::div.out_mode", "other", other, common_device_, true);
@@ -206,6 +207,7 @@ at::Tensor & wrapper_div_out_mode(const at::Tensor & self, const at::Tensor & ot
 }
 
 at::Tensor wrapper_div_Tensor_mode(const at::Tensor & self, const at::Tensor & other, ::std::optional<c10::string_view> rounding_mode) {
+  FOO_COUNT_CALL("div_out_mode");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::div.Tensor_mode", "self", self, common_device_, true);
   check_device("aten::div.Tensor_mode", "other", other, common_device_, true);
@@ -214,6 +216,7 @@ at::Tensor wrapper_div_Tensor_mode(const at::Tensor & self, const at::Tensor & o
 }
 
 at::Tensor & wrapper_div__Tensor_mode(at::Tensor & self, const at::Tensor & other, ::std::optional<c10::string_view> rounding_mode) {
+  FOO_COUNT_CALL("div_out_mode");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::div_.Tensor_mode", "self", self, common_device_, false);
   check_device("aten::div_.Tensor_mode", "other", other, common_device_, true);

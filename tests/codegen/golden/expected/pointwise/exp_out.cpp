@@ -189,6 +189,7 @@ using foo::native::check_device;
 using foo::native::note_device;
 
 at::Tensor & wrapper_exp_out(const at::Tensor & self, at::Tensor & out) {
+  FOO_COUNT_CALL("exp_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::exp.out", "self", self, common_device_, true);
   check_device("aten::exp.out", "out", out, common_device_, false);
@@ -197,6 +198,7 @@ at::Tensor & wrapper_exp_out(const at::Tensor & self, at::Tensor & out) {
 }
 
 at::Tensor wrapper_exp(const at::Tensor & self) {
+  FOO_COUNT_CALL("exp_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::exp", "self", self, common_device_, true);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
@@ -204,6 +206,7 @@ at::Tensor wrapper_exp(const at::Tensor & self) {
 }
 
 at::Tensor & wrapper_exp_(at::Tensor & self) {
+  FOO_COUNT_CALL("exp_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::exp_", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);
