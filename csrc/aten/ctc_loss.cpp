@@ -99,7 +99,8 @@ std::tuple<at::Tensor, at::Tensor> ctc_loss(const at::Tensor& log_probs, const a
                                             at::IntArrayRef input_lengths, at::IntArrayRef target_lengths,
                                             int64_t blank, bool zero_infinity) {
   check_dtypes(log_probs, targets);
-  // The CPU's checks and result shapes.
+  TORCH_CHECK(log_probs.numel() > 0, "log_probs tensor must not be empty");  // the CPU's and CUDA's
+  // The CPU's other checks and result shapes.
   const auto [meta_nll, meta_alpha] =
       at::_ctc_loss(meta_like(log_probs), meta_like(targets), input_lengths, target_lengths, blank, zero_infinity);
   at::Tensor neg_log_likelihood = at::empty(meta_nll.sizes(), log_probs.options());
