@@ -145,6 +145,21 @@ def test_strided_concatenated_targets_read_as_their_values():
     torch.testing.assert_close(actual[0].cpu(), expected[0], rtol=1e-5, atol=1e-5)
 
 
+def test_more_positions_and_labels_than_threads():
+    """2 * 150 + 1 extended positions and 260 labels: each thread of a block (256) takes several
+    positions of a row and several (t, label) pairs of the gradient."""
+    log_probs, targets, il, tl = _problem(T=310, N=3, C=260, S=150, seed=4)
+    x = log_probs.clone().requires_grad_()
+    loss = F.ctc_loss(x, targets, il, tl, reduction="sum")
+    (expected,) = torch.autograd.grad(loss, x)
+    fx = _foo(log_probs).requires_grad_()
+    with foo_kernels_only():
+        f_loss = F.ctc_loss(fx, _foo(targets), il, tl, reduction="sum")
+        (actual,) = torch.autograd.grad(f_loss, fx)
+    torch.testing.assert_close(f_loss.cpu(), loss, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(actual.cpu(), expected, rtol=1e-5, atol=1e-5)
+
+
 def test_unbatched_input():
     log_probs = torch.randn(9, 5).log_softmax(1)
     target = torch.tensor([1, 3, 3, 2])
