@@ -163,6 +163,7 @@ at::Tensor ctc_loss_backward(const at::Tensor& grad, const at::Tensor& log_probs
   const at::Tensor log_alpha = log_alpha_.contiguous();
   const at::Tensor nll = neg_log_likelihood.contiguous();
   at::Tensor log_beta = at::empty_like(log_alpha, at::MemoryFormat::Contiguous);
+  at::Tensor label_scratch = at::empty({N, C + log_alpha.size(2)}, log_probs.options().dtype(at::kLong));
   const at::Tensor lengths = lengths_on_device(targets, input_lengths, target_lengths, log_probs);
   CtcLossArgs a = make_args(log_probs, targets, lengths, blank, log_alpha);
   a.log_alpha = const_cast<void*>(log_alpha.const_data_ptr());  // read only
@@ -171,6 +172,7 @@ at::Tensor ctc_loss_backward(const at::Tensor& grad, const at::Tensor& log_probs
   a.grad_out_stride = grad.stride(0);
   a.log_beta = log_beta.mutable_data_ptr();
   a.grad = grad_lp.mutable_data_ptr();
+  a.label_scratch = label_scratch.mutable_data_ptr<int64_t>();
   a.zero_infinity = zero_infinity;
   FOO_CALL_KERNEL(ctc_loss_backward, stream_of(log_probs), a);
   return grad_lp;

@@ -3,7 +3,9 @@
 // barrier between rows (row t reads only row t - 1, or t + 1 for beta). Every sum of exponentials
 // is the CPU's expression, operand for operand, so results agree with the CPU's to rounding of
 // exp/log. The gradient's sum over the positions s of one label (eq. 16) runs, per (t, label), in
-// the CPU's order (s descending) with its log-add, by one thread each.
+// the CPU's order (s descending) with its log-add, by one thread each: over every s for the blank,
+// over the label's own target positions (a chain built once per element) for the others, so a
+// row costs O(labels + positions), not O(labels * positions).
 #include <cmath>
 
 #include "kernels/ctc_loss.h"
@@ -43,6 +45,17 @@ __device__ __forceinline__ T log_sum3(T x1, T x2, T x3) {
   return math::log(math::exp(x1 - m) + math::exp(x2 - m) + math::exp(x3 - m)) + m;
 }
 
+// acc "log+=" x, as the CPU's gradient collects alpha * beta.
+template <typename T>
+__device__ __forceinline__ void log_add(T& acc, T x) {
+  if (acc == -static_cast<T>(INFINITY)) {
+    acc = x;
+  } else {
+    const T m = acc < x ? x : acc;  // std::max(acc, x)
+    acc = math::log(math::exp(acc - m) + math::exp(x - m)) + m;
+  }
+}
+
 template <typename T, typename I>
 __global__ void forward_kernel(CtcLossArgs a) {
   const T neginf = -static_cast<T>(INFINITY);
@@ -64,8 +77,11 @@ __global__ void forward_kernel(CtcLossArgs a) {
     // Row 0: blank, then the first label (the equations for alpha_1 above eq. 6).
     for (int64_t s = threadIdx.x; s < S; s += blockDim.x) {
       T v = neginf;
-      if (s == 0) v = log_prob(a, lp, 0, b, a.blank);
-      else if (s == 1 && target_length > 0) v = log_prob(a, lp, 0, b, target_prime(targets, tg_offset, a.target_stride, 1, a.blank));
+      if (s == 0) {
+        v = log_prob(a, lp, 0, b, a.blank);
+      } else if (s == 1 && target_length > 0) {
+        v = log_prob(a, lp, 0, b, target_prime(targets, tg_offset, a.target_stride, 1, a.blank));
+      }
       la[s] = v;
     }
     for (int64_t t = 1; t < T_max; ++t) {
@@ -147,7 +163,21 @@ __global__ void backward_kernel(CtcLossArgs a) {
         lb[t * S + s] = log_sum3(lb1, lb2, lb3) + log_prob(a, lp, t, b, c);
       }
     }
-    __syncthreads();  // all of beta is written
+    // Where each label occurs in the target: last[c] the last position k with target k == c (-1:
+    // none), prev[k] the one before k with the same label.
+    int64_t* last = a.label_scratch + b * (C + S);
+    int64_t* prev = last + C;
+    for (int64_t c = threadIdx.x; c < C; c += blockDim.x) last[c] = -1;
+    __syncthreads();  // all of beta is written, `last` is cleared
+    if (threadIdx.x == 0) {
+      for (int64_t k = 0; k < target_length; ++k) {
+        const int64_t c = target_prime(targets, tg_offset, a.target_stride, 2 * k + 1, a.blank);
+        if (c < 0 || c >= C) continue;  // never collected (the CPU reads out of bounds)
+        prev[k] = last[c];
+        last[c] = k;
+      }
+    }
+    __syncthreads();
     const T gr = grad_out[b * a.grad_out_stride];
     for (int64_t i = threadIdx.x; i < T_max * C; i += blockDim.x) {
       const int64_t t = i / C, c = i % C;
@@ -163,17 +193,15 @@ __global__ void backward_kernel(CtcLossArgs a) {
         if (c == a.blank) lcab = la[t * S + 2 * target_length] + lb[t * S + 2 * target_length];
         if (target_length > 0 && c == target_prime(targets, tg_offset, a.target_stride, 2 * target_length - 1, a.blank))
           lcab = la[t * S + 2 * target_length - 1] + lb[t * S + 2 * target_length - 1];
-      } else {
+      } else if (c == a.blank) {
+        // Every position: even ones, and odd ones should a target be the blank (as the CPU).
         for (int64_t s = 2 * target_length; s >= 0; --s) {
-          if (target_prime(targets, tg_offset, a.target_stride, s, a.blank) != c) continue;
-          const T lab = la[t * S + s] + lb[t * S + s];
-          if (lcab == neginf) {
-            lcab = lab;
-          } else {
-            const T m = lcab < lab ? lab : lcab;  // std::max(lcab, lab)
-            lcab = math::log(math::exp(lcab - m) + math::exp(lab - m)) + m;
+          if (target_prime(targets, tg_offset, a.target_stride, s, a.blank) == c) {
+            log_add(lcab, la[t * S + s] + lb[t * S + s]);
           }
         }
+      } else {
+        for (int64_t k = last[c]; k >= 0; k = prev[k]) log_add(lcab, la[t * S + 2 * k + 1] + lb[t * S + 2 * k + 1]);
       }
       const T p = log_prob(a, lp, t, b, c);
       out = (math::exp(p) - math::exp(lcab + nll - p)) * gr;

@@ -29,11 +29,14 @@ struct CtcLossArgs {
   void* log_alpha;
   void* neg_log_likelihood;
   // Backward: grad_out [batch_size] (stride in elements), log_beta scratch shaped as log_alpha,
-  // grad [max_input_length, batch_size, num_labels] contiguous.
+  // grad [max_input_length, batch_size, num_labels] contiguous; label_scratch int64
+  // [batch_size, num_labels + la_positions] (where each label last occurs in the target, and
+  // each target position's previous occurrence of its label).
   const void* grad_out;
   int64_t grad_out_stride;
   void* log_beta;
   void* grad;
+  int64_t* label_scratch;
   bool zero_infinity;
 };
 
