@@ -284,3 +284,17 @@ def test_no_host_synchronisation_with_host_lengths():
         assert any("synchronizing" in str(w.message) for w in caught)
     finally:
         torch.foo.set_sync_debug_mode("default")
+
+
+def test_on_the_second_device(two_devices):
+    log_probs, targets, il, tl = _problem(N=3)
+    x = log_probs.clone().requires_grad_()
+    loss = F.ctc_loss(x, targets, il, tl)
+    (expected,) = torch.autograd.grad(loss, x)
+    fx = log_probs.to("foo:1").requires_grad_()
+    with foo_kernels_only():
+        f_loss = F.ctc_loss(fx, targets.to("foo:1"), torch.tensor(il), torch.tensor(tl))
+        (actual,) = torch.autograd.grad(f_loss, fx)
+    assert f_loss.device == torch.device("foo:1") and actual.device == torch.device("foo:1")
+    torch.testing.assert_close(f_loss.cpu(), loss, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(actual.cpu(), expected, rtol=1e-5, atol=1e-5)
