@@ -25,6 +25,10 @@
 #include "native/scatter_reduce_two_out.h"
 #include "native/nonzero_out.h"
 #include "native/cumsum_out.h"
+#include "native/ctc_loss.h"
+#include "native/ctc_loss_tensor.h"
+#include "native/ctc_loss_backward.h"
+#include "native/ctc_loss_backward_tensor.h"
 #include "native/foreach_lerp_scalar_.h"
 #include "native/foreach_addcmul_scalar_.h"
 #include "native/fused_adamw_.h"
@@ -1227,6 +1231,48 @@ at::Tensor & wrapper_cumsum_(at::Tensor & self, int64_t dim, ::std::optional<at:
   return at::wrapper_PrivateUse1_cumsum_(self, dim, dtype);
 }
 
+::std::tuple<at::Tensor,at::Tensor> wrapper__ctc_loss(const at::Tensor & log_probs, const at::Tensor & targets, at::IntArrayRef input_lengths, at::IntArrayRef target_lengths, int64_t blank, bool zero_infinity) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_ctc_loss", "log_probs", log_probs, common_device_, false);
+  check_device("aten::_ctc_loss", "targets", targets, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper__ctc_loss_Tensor(const at::Tensor & log_probs, const at::Tensor & targets, const at::Tensor & input_lengths, const at::Tensor & target_lengths, int64_t blank, bool zero_infinity) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_ctc_loss.Tensor", "log_probs", log_probs, common_device_, false);
+  check_device("aten::_ctc_loss.Tensor", "targets", targets, common_device_, false);
+  check_device("aten::_ctc_loss.Tensor", "input_lengths", input_lengths, common_device_, false);
+  check_device("aten::_ctc_loss.Tensor", "target_lengths", target_lengths, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::ctc_loss_tensor(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity);
+}
+
+at::Tensor wrapper__ctc_loss_backward(const at::Tensor & grad, const at::Tensor & log_probs, const at::Tensor & targets, at::IntArrayRef input_lengths, at::IntArrayRef target_lengths, const at::Tensor & neg_log_likelihood, const at::Tensor & log_alpha, int64_t blank, bool zero_infinity) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_ctc_loss_backward", "grad", grad, common_device_, false);
+  check_device("aten::_ctc_loss_backward", "log_probs", log_probs, common_device_, false);
+  check_device("aten::_ctc_loss_backward", "targets", targets, common_device_, false);
+  check_device("aten::_ctc_loss_backward", "neg_log_likelihood", neg_log_likelihood, common_device_, false);
+  check_device("aten::_ctc_loss_backward", "log_alpha", log_alpha, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::ctc_loss_backward(grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity);
+}
+
+at::Tensor wrapper__ctc_loss_backward_Tensor(const at::Tensor & grad, const at::Tensor & log_probs, const at::Tensor & targets, const at::Tensor & input_lengths, const at::Tensor & target_lengths, const at::Tensor & neg_log_likelihood, const at::Tensor & log_alpha, int64_t blank, bool zero_infinity) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_ctc_loss_backward.Tensor", "grad", grad, common_device_, false);
+  check_device("aten::_ctc_loss_backward.Tensor", "log_probs", log_probs, common_device_, false);
+  check_device("aten::_ctc_loss_backward.Tensor", "targets", targets, common_device_, false);
+  check_device("aten::_ctc_loss_backward.Tensor", "input_lengths", input_lengths, common_device_, false);
+  check_device("aten::_ctc_loss_backward.Tensor", "target_lengths", target_lengths, common_device_, false);
+  check_device("aten::_ctc_loss_backward.Tensor", "neg_log_likelihood", neg_log_likelihood, common_device_, false);
+  check_device("aten::_ctc_loss_backward.Tensor", "log_alpha", log_alpha, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::ctc_loss_backward_tensor(grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity);
+}
+
 void wrapper__foreach_lerp__Scalar(at::TensorList self, at::TensorList tensors1, const at::Scalar & weight) {
   FOO_COUNT_CALL("foreach_lerp_scalar_");
   ::std::optional<c10::Device> common_device_;
@@ -1307,6 +1353,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("cumsum.out", TORCH_FN(wrapper_cumsum_out));
   m.impl("cumsum", TORCH_FN(wrapper_cumsum));
   m.impl("cumsum_", TORCH_FN(wrapper_cumsum_));
+  m.impl("_ctc_loss", TORCH_FN(wrapper__ctc_loss));
+  m.impl("_ctc_loss.Tensor", TORCH_FN(wrapper__ctc_loss_Tensor));
+  m.impl("_ctc_loss_backward", TORCH_FN(wrapper__ctc_loss_backward));
+  m.impl("_ctc_loss_backward.Tensor", TORCH_FN(wrapper__ctc_loss_backward_Tensor));
   m.impl("_foreach_lerp_.Scalar", TORCH_FN(wrapper__foreach_lerp__Scalar));
   m.impl("_foreach_addcmul_.Scalar", TORCH_FN(wrapper__foreach_addcmul__Scalar));
   m.impl("_fused_adamw_", TORCH_FN(wrapper__fused_adamw_));
