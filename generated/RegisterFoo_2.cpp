@@ -1232,6 +1232,7 @@ at::Tensor & wrapper_cumsum_(at::Tensor & self, int64_t dim, ::std::optional<at:
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper__ctc_loss(const at::Tensor & log_probs, const at::Tensor & targets, at::IntArrayRef input_lengths, at::IntArrayRef target_lengths, int64_t blank, bool zero_infinity) {
+  FOO_COUNT_CALL("ctc_loss");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_ctc_loss", "log_probs", log_probs, common_device_, false);
   check_device("aten::_ctc_loss", "targets", targets, common_device_, false);
@@ -1240,6 +1241,7 @@ at::Tensor & wrapper_cumsum_(at::Tensor & self, int64_t dim, ::std::optional<at:
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper__ctc_loss_Tensor(const at::Tensor & log_probs, const at::Tensor & targets, const at::Tensor & input_lengths, const at::Tensor & target_lengths, int64_t blank, bool zero_infinity) {
+  FOO_COUNT_CALL("ctc_loss_tensor");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_ctc_loss.Tensor", "log_probs", log_probs, common_device_, false);
   check_device("aten::_ctc_loss.Tensor", "targets", targets, common_device_, false);
@@ -1250,6 +1252,7 @@ at::Tensor & wrapper_cumsum_(at::Tensor & self, int64_t dim, ::std::optional<at:
 }
 
 at::Tensor wrapper__ctc_loss_backward(const at::Tensor & grad, const at::Tensor & log_probs, const at::Tensor & targets, at::IntArrayRef input_lengths, at::IntArrayRef target_lengths, const at::Tensor & neg_log_likelihood, const at::Tensor & log_alpha, int64_t blank, bool zero_infinity) {
+  FOO_COUNT_CALL("ctc_loss_backward");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_ctc_loss_backward", "grad", grad, common_device_, false);
   check_device("aten::_ctc_loss_backward", "log_probs", log_probs, common_device_, false);
@@ -1261,6 +1264,7 @@ at::Tensor wrapper__ctc_loss_backward(const at::Tensor & grad, const at::Tensor 
 }
 
 at::Tensor wrapper__ctc_loss_backward_Tensor(const at::Tensor & grad, const at::Tensor & log_probs, const at::Tensor & targets, const at::Tensor & input_lengths, const at::Tensor & target_lengths, const at::Tensor & neg_log_likelihood, const at::Tensor & log_alpha, int64_t blank, bool zero_infinity) {
+  FOO_COUNT_CALL("ctc_loss_backward_tensor");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_ctc_loss_backward.Tensor", "grad", grad, common_device_, false);
   check_device("aten::_ctc_loss_backward.Tensor", "log_probs", log_probs, common_device_, false);
