@@ -1,7 +1,9 @@
 // Dense linear algebra on foo (kernels/linalg.cu): linalg_qr, linalg_cholesky_ex, triangular_solve
 // and linalg_solve_triangular, _cholesky_solve_helper (what cholesky_solve calls), and LU:
 // linalg_lu_factor_ex, linalg_lu_solve and what the CPU builds on them (_linalg_solve_ex,
-// linalg_inv_ex, _linalg_det, _linalg_slogdet: the CPU's impl() bodies, on these kernels). The
+// linalg_inv_ex, _linalg_det, _linalg_slogdet: the CPU's impl() bodies, on these kernels), and the
+// Jacobi kernels' _linalg_eigh and _linalg_svd (what eigh/eigvalsh, svd/svdvals, pinv, matrix_rank,
+// matrix_norm(2/nuc) and cond reach). The
 // structured ones get ATen's meta checks, shapes and column-major output strides;
 // linalg_solve_triangular and _cholesky_solve_helper replay the CPU's checks (LinearAlgebraUtils.h). float32 and float64; complex
 // raises NotImplementedError. The composites above them (torch.linalg.cholesky's error from
@@ -11,6 +13,7 @@
 #include <ATen/native/LinearAlgebraUtils.h>
 #include <ATen/native/Resize.h>
 
+#include <cctype>
 #include <optional>
 
 #include "aten/kernel_dtype.h"
@@ -19,6 +22,7 @@
 #include "native/cholesky_solve_helper.h"
 #include "native/linalg_cholesky_ex_out.h"
 #include "native/linalg_det_out.h"
+#include "native/linalg_eigh_out.h"
 #include "native/linalg_inv_ex_out.h"
 #include "native/linalg_lu_factor_ex_out.h"
 #include "native/linalg_lu_solve_out.h"
@@ -26,6 +30,7 @@
 #include "native/linalg_slogdet_out.h"
 #include "native/linalg_solve_ex_out.h"
 #include "native/linalg_solve_triangular_out.h"
+#include "native/linalg_svd_out.h"
 #include "native/lu_unpack_out.h"
 #include "native/triangular_solve_out.h"
 #include "runtime/stream.h"
@@ -395,6 +400,97 @@ TORCH_IMPL_FUNC(lu_unpack_out)(const at::Tensor& LU, const at::Tensor& pivots, b
     const at::Tensor pt = at::eye(m, P.options()).expand(sizes).contiguous();
     apply_pivots(pivots, pt, /*reverse=*/false);
     P.copy_(pt.mT());
+  }
+}
+
+// Sweeps of the Jacobi kernels: they converge quadratically, a handful of sweeps up to n = 512; the
+// limit only ends what cannot converge (NaN or inf entries).
+constexpr int32_t kJacobiSweeps = 40;
+
+TORCH_IMPL_FUNC(linalg_eigh_out)(const at::Tensor& A, c10::string_view uplo, bool compute_v, const at::Tensor& L,
+                                 const at::Tensor& V) {
+  if (A.numel() == 0) return;
+  check_kernel_dtype("linalg_eigh", A.scalar_type(), kLinalgTypes);
+  const at::Tensor ar = readable(A);
+  const int64_t batch = at::native::batchCount(A), n = A.size(-1);
+  const at::Tensor work = at::empty({batch, 2 * n * n + 4 * (n + 1)}, A.options());
+  const at::Tensor w = L.is_contiguous() ? L : at::empty(L.sizes(), L.options());
+  const at::Tensor v = compute_v ? writable(V, {A}) : V;
+  foo::kernels::EighArgs args{};
+  args.dtype = kernel_dtype(A.scalar_type());
+  args.batch = batch;
+  args.n = n;
+  args.a = matrix_of(ar);
+  args.lower = std::toupper(static_cast<unsigned char>(uplo[0])) != 'U';
+  args.work = work.data_ptr();
+  args.w = w.data_ptr();
+  args.v = compute_v ? matrix_of(v) : LinalgMatrix{nullptr, 0, 0, 0};
+  args.max_sweeps = kJacobiSweeps;
+  FOO_CALL_KERNEL(linalg_eigh, stream_of(A), args);
+  copy_back(L, w);
+  if (compute_v) copy_back(V, v);
+  // The CPU raises when LAPACK's syevd does not converge (info > 0, NaN input): reading info would
+  // synchronise; Jacobi ends after kJacobiSweeps with what it has.
+}
+
+TORCH_IMPL_FUNC(linalg_svd_out)(const at::Tensor& A, bool full_matrices, bool compute_uv,
+                                std::optional<c10::string_view> driver, const at::Tensor& U, const at::Tensor& S,
+                                const at::Tensor& Vh) {
+  if (A.numel() == 0) {  // the CPU's: the identity is an SVD of an empty matrix
+    if (compute_uv && full_matrices) {
+      if (U.numel() != 0) {
+        U.zero_();
+        U.diagonal(0, -2, -1).fill_(1.);
+      }
+      if (Vh.numel() != 0) {
+        Vh.zero_();
+        Vh.diagonal(0, -2, -1).fill_(1.);
+      }
+    }
+    return;
+  }
+  TORCH_CHECK(!driver.has_value(),
+              "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER backend.");
+  check_kernel_dtype("linalg_svd", A.scalar_type(), kLinalgTypes);
+  // A wide matrix is the SVD of A^T = V S U^T: the kernel sees m >= n.
+  const int64_t m = A.size(-2), n = A.size(-1);
+  const bool wide = m < n;
+  const int64_t rows = wide ? n : m, k = wide ? m : n;
+  const at::Tensor ar = readable(A);
+  const int64_t batch = at::native::batchCount(A);
+  const at::Tensor work = at::empty({batch, rows * k + k * k + 2 * (k + 1)}, A.options());
+  const at::Tensor s = S.is_contiguous() ? S : at::empty(S.sizes(), S.options());
+  at::DimVector left_sizes(A.sizes().begin(), A.sizes().end() - 2), right_sizes = left_sizes;
+  left_sizes.append({rows, k});
+  right_sizes.append({k, k});
+  const at::Tensor left = compute_uv ? empty_column_major(left_sizes, A.options()) : at::Tensor();
+  const at::Tensor right = compute_uv ? empty_column_major(right_sizes, A.options()) : at::Tensor();
+  foo::kernels::SvdArgs args{};
+  args.dtype = kernel_dtype(A.scalar_type());
+  args.batch = batch;
+  args.m = rows;
+  args.n = k;
+  args.a = wide ? transposed(matrix_of(ar)) : matrix_of(ar);
+  args.work = work.data_ptr();
+  args.s = s.data_ptr();
+  args.u = compute_uv ? matrix_of(left) : LinalgMatrix{nullptr, 0, 0, 0};
+  args.v = compute_uv ? matrix_of(right) : LinalgMatrix{nullptr, 0, 0, 0};
+  args.max_sweeps = kJacobiSweeps;
+  FOO_CALL_KERNEL(linalg_svd, stream_of(A), args);
+  copy_back(S, s);
+  if (!compute_uv) return;
+  // The left vectors u_j / sigma_j are orthonormal up to rounding, but zero where sigma_j = 0 (the
+  // last columns, sigma descending) and only k of them: a Householder QR completes them (complete
+  // mode for full_matrices) and re-orthonormalises; Q's columns times sign(R_jj) are the u_j.
+  const auto [q, r] = at::linalg_qr(left, full_matrices && rows > k ? "complete" : "reduced");
+  const at::Tensor sign = at::ge(r.diagonal(0, -2, -1), 0).to(A.scalar_type()).mul_(2).sub_(1);
+  q.narrow(-1, 0, k).mul_(sign.unsqueeze(-2));
+  if (!wide) {
+    U.copy_(q);
+    Vh.copy_(right.mT());
+  } else {
+    U.copy_(right);
+    Vh.copy_(q.mT());
   }
 }
 
