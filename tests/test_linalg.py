@@ -1,5 +1,6 @@
 """Dense linear algebra on foo (csrc/kernels/linalg.cu, csrc/aten/linalg.cpp): linalg_qr,
-linalg_cholesky_ex, linalg_solve_triangular / triangular_solve and cholesky_solve, against float64
+linalg_cholesky_ex, linalg_solve_triangular / triangular_solve and cholesky_solve, LU and its
+compositions, the Jacobi eigh and SVD (and pinv, matrix_rank, matrix_norm, cond on them), against float64
 CPU references, for what the OpInfo samples miss: batches (several batch dims, broadcasting), sizes
 1..130, ill-conditioned inputs, non-positive-definite Cholesky `info` and its error, layouts and
 out=, gradients, and nn.init.orthogonal_ staying on the device. Every foo call runs with the CPU
@@ -505,3 +506,249 @@ def test_deprecated_torch_cholesky_as_cpu(upper):
     with foo_kernels_only(), pytest.raises(torch.linalg.LinAlgError) as foo_err:
         torch.cholesky(a.to("foo"), upper=upper)
     assert str(foo_err.value) == str(cpu_err.value)
+
+
+# ---- Jacobi eigh and SVD ---------------------------------------------------------------------------
+# Eigenvectors and singular vectors are defined up to sign (and, for repeated values, up to a
+# rotation of their subspace): the checks are gauge-invariant, as the OpInfo tests' are. Values are
+# compared with the float64 CPU result; vectors through the reconstruction A = V diag(w) V^T
+# (U diag(s) V^T), orthogonality, and the residual A v = w v per vector.
+
+def symmetric(n, eigenvalues, batch=(), seed=0):
+    """float64 symmetric [*batch, n, n] with the given eigenvalues (a tensor of n)."""
+    g = _gen(seed)
+    out = torch.empty(*batch, n, n, dtype=torch.float64)
+    flat = out.view(-1, n, n)
+    for b in range(flat.shape[0]):
+        u = random_orthogonal(n, g)
+        a = u @ torch.diag(eigenvalues) @ u.T
+        flat[b] = (a + a.T) / 2
+    return out
+
+
+EIGH_SIZES = [1, 2, 3, 7, 16, 33, 64, 128]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("n", EIGH_SIZES)
+def test_eigh_matches_float64_reference(n, uplo, dtype):
+    """Eigenvalues spread over [-1, 1] (random signs, so cond_2 = 1e3 from 1e-3 to 1 in magnitude),
+    batch of 2. Eigenvalues within 10 n eps (||A||_2 = 1) of float64 LAPACK's; ||A - V W V^T|| and
+    ||V^T V - I|| within 10 n eps. Only the `uplo` triangle is read (junk in the other)."""
+    mags = torch.logspace(0, -3, n, dtype=torch.float64)
+    signs = torch.where(torch.rand(n, generator=_gen(n)) < 0.5, -1.0, 1.0).double()
+    a64 = symmetric(n, mags * signs, batch=(2,), seed=n)
+    a = a64.to(dtype)
+    w_ref = torch.linalg.eigvalsh(a.double(), UPLO=uplo)
+    junk = torch.full((n, n), 7.0, dtype=dtype)
+    junk = junk.triu(1) if uplo == "L" else junk.tril(-1)
+    with foo_kernels_only():
+        w, v = torch.linalg.eigh((a + junk).to("foo"), UPLO=uplo)
+        w2 = torch.linalg.eigvalsh((a + junk).to("foo"), UPLO=uplo)
+    assert w.device.type == "foo" and v.device.type == "foo" and w.dtype == dtype and v.shape == (2, n, n)
+    tol = 10 * n * EPS[dtype]
+    w, v = w.cpu().double(), v.cpu().double()
+    assert torch.equal(w, w.sort(-1).values)
+    torch.testing.assert_close(w, w_ref, rtol=0, atol=tol)
+    torch.testing.assert_close(w2.cpu().double(), w, rtol=0, atol=0)
+    assert (v.mT @ v - torch.eye(n, dtype=torch.float64)).abs().max() < tol
+    assert (v @ torch.diag_embed(w) @ v.mT - a.double()).abs().max() < tol
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_eigh_repeated_and_clustered(dtype):
+    """n = 40: eigenvalues 1 (x10), -2 (x10), a cluster 0.5 + k 1e-9 (x10) and 0 (x10), cond
+    undefined (singular): eigenvalues within 10 n eps * ||A||, reconstruction and orthogonality
+    within 10 n eps; the residuals ||A v - w v|| are small for every vector (eigenvectors within
+    a repeated eigenvalue's subspace are any orthonormal basis of it). Also the identity, zero and
+    a diagonal matrix (no rotation at all)."""
+    n = 40
+    ev = torch.cat([torch.ones(10), -2 * torch.ones(10), 0.5 + 1e-9 * torch.arange(10), torch.zeros(10)]).double()
+    a = symmetric(n, ev, seed=4).to(dtype)
+    tol = 10 * n * EPS[dtype] * 2
+    with foo_kernels_only():
+        w, v = torch.linalg.eigh(a.to("foo"))
+    w, v, a64 = w.cpu().double(), v.cpu().double(), a.double()
+    torch.testing.assert_close(w, torch.linalg.eigvalsh(a64), rtol=0, atol=tol)
+    assert (v.mT @ v - torch.eye(n, dtype=torch.float64)).abs().max() < tol
+    assert (a64 @ v - v * w).abs().max() < tol
+    for m in (torch.eye(5), torch.zeros(5, 5), torch.diag(torch.tensor([3.0, -1.0, 2.0, 2.0, 0.0]))):
+        with foo_kernels_only():
+            w, v = torch.linalg.eigh(m.to(dtype).to("foo"))
+        w_ref, v_ref = torch.linalg.eigh(m.to(dtype))
+        torch.testing.assert_close(w.cpu(), w_ref)
+        torch.testing.assert_close(v.cpu().abs(), v_ref.abs())
+
+
+def test_eigh_batched_layouts_and_out():
+    """Two batch dims, a transposed and a sliced input, out= with permuted batch dims; cond 10."""
+    a = symmetric(6, torch.linspace(-1, 1, 6, dtype=torch.float64) + 0.05, batch=(2, 3), seed=8)
+    w_ref = torch.linalg.eigvalsh(a)
+    wide = torch.zeros(2, 3, 6, 12, dtype=torch.float64)
+    wide[..., ::2] = a
+    for x in (a, a.mT.contiguous().mT, wide[..., ::2]):
+        with foo_kernels_only():
+            w, v = torch.linalg.eigh(x.to("foo"))
+        torch.testing.assert_close(w.cpu(), w_ref)
+        torch.testing.assert_close(v.cpu() @ torch.diag_embed(w.cpu()) @ v.cpu().mT, a)
+    w_out = torch.empty(3, 2, 6, dtype=torch.float64, device="foo").transpose(0, 1)
+    v_out = torch.empty(3, 2, 6, 6, dtype=torch.float64, device="foo").transpose(0, 1)
+    with foo_kernels_only():
+        torch.linalg.eigh(a.to("foo"), out=(w_out, v_out))
+    torch.testing.assert_close(w_out.cpu(), w_ref)
+    torch.testing.assert_close(v_out.cpu() @ torch.diag_embed(w_ref) @ v_out.cpu().mT, a)
+    for shape in [(0, 0), (2, 0, 0), (0, 3, 3)]:
+        with foo_kernels_only():
+            w, v = torch.linalg.eigh(torch.empty(shape, device="foo"))
+        assert w.shape == shape[:-1] and v.shape == shape
+    with pytest.raises(RuntimeError, match="must be batches of square matrices"):
+        torch.linalg.eigh(torch.ones(3, 4, device="foo"))
+    with foo_kernels_only(), pytest.raises(NotImplementedError, match="ComplexFloat"):
+        torch.linalg.eigh(torch.eye(3, dtype=torch.complex64, device="foo"))
+
+
+def test_eigh_gradients_native():
+    """Gauge-invariant outputs (w, and V * V: a column's sign cancels); distinct eigenvalues, cond 10."""
+    a = symmetric(5, torch.tensor([-1.0, -0.3, 0.1, 0.5, 1.0], dtype=torch.float64), batch=(2,), seed=3)
+    _grads_match(lambda x: torch.linalg.eigvalsh(x), [a])
+
+    def f(x):
+        w, v = torch.linalg.eigh(x)
+        return w, v * v
+
+    _grads_match(f, [a])
+
+
+SVD_SHAPES = [(1, 1), (3, 1), (1, 4), (5, 3), (3, 5), (17, 17), (33, 9), (9, 33), (64, 64), (100, 37), (37, 100),
+              (128, 128), (130, 7)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("full_matrices", [False, True])
+@pytest.mark.parametrize("shape", SVD_SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_svd_matches_float64_reference(shape, full_matrices, dtype):
+    """cond(A) = 1e3, ||A||_2 = 1: singular values within 10 max(m, n) eps of float64 LAPACK's,
+    descending; ||A - U S V^T||, ||U^T U - I||, ||V V^T - I|| within 10 max(m, n) eps."""
+    m, n = shape
+    k = min(m, n)
+    a = conditioned(m, n, 1e3, seed=m * 1000 + n).to(dtype)
+    s_ref = torch.linalg.svdvals(a.double())
+    with foo_kernels_only():
+        u, s, vh = torch.linalg.svd(a.to("foo"), full_matrices=full_matrices)
+        s2 = torch.linalg.svdvals(a.to("foo"))
+    assert u.device.type == "foo" and s.dtype == dtype
+    assert u.shape == ((m, m) if full_matrices else (m, k)) and vh.shape == ((n, n) if full_matrices else (k, n))
+    tol = 10 * max(m, n) * EPS[dtype]
+    u, s, vh = u.cpu().double(), s.cpu().double(), vh.cpu().double()
+    torch.testing.assert_close(s, s_ref, rtol=0, atol=tol)
+    torch.testing.assert_close(s2.cpu().double(), s, rtol=0, atol=0)
+    assert torch.equal(s, s.sort(descending=True).values)
+    assert (u.mT @ u - torch.eye(u.shape[-1], dtype=torch.float64)).abs().max() < tol
+    assert (vh @ vh.mT - torch.eye(vh.shape[-2], dtype=torch.float64)).abs().max() < tol
+    assert (u[:, :k] @ torch.diag(s) @ vh[:k] - a.double()).abs().max() < tol
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("shape", [(20, 20), (30, 12), (12, 30)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_svd_rank_deficient(shape, dtype):
+    """Rank 5 (singular values 1, 0.5, 0.25, 0.125, 1/16, then exact zeros before rounding):
+    the zeros come out below 10 n eps, U and V stay orthogonal (the left vectors of zero singular
+    values are completed by the host's QR), A = U S V^T; full_matrices too. Also the zero matrix."""
+    m, n = shape
+    g = _gen(m + n)
+    sv = torch.tensor([1.0, 0.5, 0.25, 0.125, 1 / 16], dtype=torch.float64)
+    a = (random_orthogonal(m, g)[:, :5] @ torch.diag(sv) @ random_orthogonal(n, g)[:, :5].T).to(dtype)
+    tol = 10 * max(m, n) * EPS[dtype]
+    for full in (False, True):
+        with foo_kernels_only():
+            u, s, vh = torch.linalg.svd(a.to("foo"), full_matrices=full)
+            rank = torch.linalg.matrix_rank(a.to("foo"))
+        u, s, vh = u.cpu().double(), s.cpu().double(), vh.cpu().double()
+        torch.testing.assert_close(s[:5], sv, rtol=0, atol=tol)
+        assert s[5:].abs().max() < tol
+        assert (u.mT @ u - torch.eye(u.shape[-1], dtype=torch.float64)).abs().max() < tol
+        assert (vh @ vh.mT - torch.eye(vh.shape[-2], dtype=torch.float64)).abs().max() < tol
+        k = min(m, n)
+        assert (u[:, :k] @ torch.diag(s) @ vh[:k] - a.double()).abs().max() < tol
+        assert rank.item() == 5
+    z = torch.zeros(4, 3, dtype=dtype)
+    with foo_kernels_only():
+        u, s, vh = torch.linalg.svd(z.to("foo"))
+    assert torch.equal(s.cpu(), torch.zeros(3, dtype=dtype))
+    torch.testing.assert_close(u.cpu().mT @ u.cpu(), torch.eye(4, dtype=dtype))
+
+
+def test_svd_batched_compositions_and_errors():
+    """Batches with two batch dims, pinv, matrix_rank, matrix_norm(2 / nuc), cond against the CPU
+    (cond(A) = 100); the empty SVD; driver= raises as on the CPU."""
+    a = conditioned(7, 5, 100.0, batch=(2, 3), seed=11)
+    fa = a.to("foo")
+    with foo_kernels_only():
+        u, s, vh = torch.linalg.svd(fa, full_matrices=False)
+        got = {
+            "svdvals": torch.linalg.svdvals(fa),
+            "pinv": torch.linalg.pinv(fa),
+            "rank": torch.linalg.matrix_rank(fa),
+            "norm2": torch.linalg.matrix_norm(fa, ord=2),
+            "nuc": torch.linalg.matrix_norm(fa, ord="nuc"),
+            "cond": torch.linalg.cond(fa),
+            "svd_old": torch.svd(fa)[1],
+        }
+    refs = {
+        "svdvals": torch.linalg.svdvals(a),
+        "pinv": torch.linalg.pinv(a),
+        "rank": torch.linalg.matrix_rank(a),
+        "norm2": torch.linalg.matrix_norm(a, ord=2),
+        "nuc": torch.linalg.matrix_norm(a, ord="nuc"),
+        "cond": torch.linalg.cond(a),
+        "svd_old": torch.svd(a)[1],
+    }
+    for name, ref in refs.items():
+        torch.testing.assert_close(got[name].cpu(), ref, msg=name)
+    torch.testing.assert_close((u @ torch.diag_embed(s) @ vh).cpu(), a)
+    for shape, full in [((3, 0), True), ((0, 4), False), ((2, 0, 0), True)]:
+        u_ref, s_ref, vh_ref = torch.linalg.svd(torch.empty(shape), full_matrices=full)
+        with foo_kernels_only():
+            u, s, vh = torch.linalg.svd(torch.empty(shape, device="foo"), full_matrices=full)
+        assert torch.equal(u.cpu(), u_ref) and s.shape == s_ref.shape and torch.equal(vh.cpu(), vh_ref)
+    with pytest.raises(RuntimeError) as cpu_err:
+        torch.linalg.svd(torch.ones(3, 3), driver="gesvd")
+    with pytest.raises(RuntimeError) as foo_err:
+        torch.linalg.svd(torch.ones(3, 3, device="foo"), driver="gesvd")
+    assert str(foo_err.value) == str(cpu_err.value)
+
+
+def test_svd_gradients_native():
+    """Gauge-invariant outputs (S, U * U, Vh * Vh); distinct singular values, cond 10."""
+    a = conditioned(6, 4, 10.0, batch=(2,), seed=7)
+    _grads_match(lambda x: torch.linalg.svdvals(x), [a])
+
+    def f(x):
+        u, s, vh = torch.linalg.svd(x, full_matrices=False)
+        return u * u, s, vh * vh
+
+    _grads_match(f, [a])
+    _grads_match(f, [a.mT.contiguous()])
+    _grads_match(lambda x: torch.linalg.pinv(x), [a])
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_pinv_hermitian_against_float64(dtype):
+    """pinv(hermitian=True) runs eigh: values and the float32/float64 gradient against float64's
+    (the OpInfo's float32 gradient comparison with the CPU is skipped: the CPU's own float32 error
+    there exceeds the comparison's rtol). Symmetric, eigenvalues +-[0.1, 1] (cond 10): errors
+    within 100 n eps of the float64 result, relative to its largest entry."""
+    n = 6
+    a64 = symmetric(n, torch.tensor([-1.0, -0.5, -0.1, 0.1, 0.4, 1.0], dtype=torch.float64), batch=(2,), seed=12)
+    g = torch.randn(2, n, n, dtype=torch.float64, generator=_gen(1))
+    x64 = a64.clone().requires_grad_()
+    ref = torch.linalg.pinv(x64, hermitian=True)
+    (gref,) = torch.autograd.grad(ref, x64, g)
+    x = a64.to(dtype).to("foo").requires_grad_()
+    with foo_kernels_only():
+        out = torch.linalg.pinv(x, hermitian=True)
+        (gx,) = torch.autograd.grad(out, x, g.to(dtype).to("foo"))
+    tol = 100 * n * EPS[dtype]
+    torch.testing.assert_close(out.detach().cpu().double(), ref.detach(), rtol=0, atol=tol * ref.abs().max().item())
+    torch.testing.assert_close(gx.cpu().double(), gref, rtol=0, atol=tol * gref.abs().max().item())
