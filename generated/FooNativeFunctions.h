@@ -70,6 +70,7 @@
 #include "native/triangular_solve_out.h"
 #include "native/cholesky_out.h"
 #include "native/cholesky_solve_helper.h"
+#include "native/cholesky_inverse_out.h"
 #include "native/linalg_lu_factor_ex_out.h"
 #include "native/linalg_lu_solve_out.h"
 #include "native/lu_unpack_out.h"

@@ -752,3 +752,26 @@ def test_pinv_hermitian_against_float64(dtype):
     tol = 100 * n * EPS[dtype]
     torch.testing.assert_close(out.detach().cpu().double(), ref.detach(), rtol=0, atol=tol * ref.abs().max().item())
     torch.testing.assert_close(gx.cpu().double(), gref, rtol=0, atol=tol * gref.abs().max().item())
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("n", [1, 5, 33, 128])
+def test_cholesky_inverse_against_float64(n, upper, dtype):
+    """A = L L^T with cond(A) = 1e3 (eigenvalues in [1e-3, 1]), batch (2,): cholesky_inverse(L)
+    within 10 n cond eps of float64's A^-1, relative to its largest entry, and exactly symmetric
+    (as the CPU's); out= and the gradient against the CPU."""
+    cond = 1e3
+    a64 = spd(n, cond, batch=(2,), seed=n + 1)
+    l64 = torch.linalg.cholesky(a64, upper=upper)
+    ref = torch.cholesky_inverse(l64, upper=upper)
+    with foo_kernels_only():
+        got = torch.cholesky_inverse(l64.to(dtype).to("foo"), upper=upper)
+        out = torch.empty(0, dtype=dtype, device="foo")
+        torch.cholesky_inverse(l64.to(dtype).to("foo"), upper=upper, out=out)
+    got = got.cpu()
+    assert torch.equal(got, got.mT)
+    torch.testing.assert_close(got.double(), ref, rtol=0, atol=10 * n * cond * EPS[dtype] * ref.abs().max().item())
+    assert torch.equal(out.cpu(), got)
+    if n <= 5 and dtype == torch.float64:
+        _grads_match(lambda x: torch.cholesky_inverse(x, upper=upper), [l64], rtol=1e-7, atol=1e-7)

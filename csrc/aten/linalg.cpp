@@ -1,5 +1,5 @@
 // Dense linear algebra on foo (kernels/linalg.cu): linalg_qr, linalg_cholesky_ex, triangular_solve
-// and linalg_solve_triangular, _cholesky_solve_helper (what cholesky_solve calls), and LU:
+// and linalg_solve_triangular, _cholesky_solve_helper (what cholesky_solve calls), cholesky_inverse, and LU:
 // linalg_lu_factor_ex, linalg_lu_solve and what the CPU builds on them (_linalg_solve_ex,
 // linalg_inv_ex, _linalg_det, _linalg_slogdet: the CPU's impl() bodies, on these kernels), and the
 // Jacobi kernels' _linalg_eigh and _linalg_svd (what eigh/eigvalsh, svd/svdvals, pinv, matrix_rank,
@@ -18,6 +18,7 @@
 
 #include "aten/kernel_dtype.h"
 #include "kernels/linalg.h"
+#include "native/cholesky_inverse_out.h"
 #include "native/cholesky_out.h"
 #include "native/cholesky_solve_helper.h"
 #include "native/linalg_cholesky_ex_out.h"
@@ -297,6 +298,34 @@ at::Tensor cholesky_solve_helper(const at::Tensor& self, const at::Tensor& A, bo
   solve_in_place(A, x, /*lower=*/!upper, /*transpose=*/upper, /*unit=*/false);
   solve_in_place(A, x, /*lower=*/!upper, /*transpose=*/!upper, /*unit=*/false);
   return x;
+}
+
+// (L L^T)^-1 (upper: (U^T U)^-1) as cholesky_solve of the identity, then symmetrised as the CPU's
+// potri result is (one triangle computed, mirrored). A zero diagonal gives inf/NaN: the CPU's
+// error for it (potri's info) would need a host synchronisation.
+at::Tensor& cholesky_inverse_out(const at::Tensor& self, bool upper, at::Tensor& out) {
+  at::native::squareCheckInputs(self, "cholesky_inverse");
+  if (out.defined()) {
+    at::native::checkSameDevice("cholesky_inverse", out, self);
+    at::native::checkLinalgCompatibleDtype("cholesky_inverse", out, self);
+  }
+  check_kernel_dtype("cholesky_inverse", self.scalar_type(), kLinalgTypes);
+  at::Tensor x = empty_column_major(self.sizes(), self.options());
+  if (x.numel() > 0) {
+    x.zero_();
+    x.diagonal(0, -2, -1).fill_(1.);
+    const at::Tensor a = readable(self);
+    solve_in_place(a, x, /*lower=*/!upper, /*transpose=*/upper, /*unit=*/false);
+    solve_in_place(a, x, /*lower=*/!upper, /*transpose=*/!upper, /*unit=*/false);
+    x = at::add(x, x.mT()).mul_(0.5);
+  }
+  if (!out.defined()) {
+    out = x;
+  } else {
+    at::native::resize_output(out, x.sizes());
+    out.copy_(x);
+  }
+  return out;
 }
 
 TORCH_IMPL_FUNC(linalg_lu_factor_ex_out)(const at::Tensor& A, bool pivot, bool check_errors, const at::Tensor& LU,
