@@ -80,6 +80,7 @@
 #include "native/linalg_slogdet_out.h"
 #include "native/linalg_eigh_out.h"
 #include "native/linalg_svd_out.h"
+#include "native/linalg_lstsq_out.h"
 #include "native/sum_out.h"
 #include "native/mean_out.h"
 #include "native/amax_out.h"

@@ -775,3 +775,84 @@ def test_cholesky_inverse_against_float64(n, upper, dtype):
     assert torch.equal(out.cpu(), got)
     if n <= 5 and dtype == torch.float64:
         _grads_match(lambda x: torch.cholesky_inverse(x, upper=upper), [l64], rtol=1e-7, atol=1e-7)
+
+
+# ---- Least squares (driver 'gels', as CUDA) --------------------------------------------------------
+
+LSTSQ_SHAPES = [(1, 1), (5, 3), (3, 5), (17, 17), (64, 9), (9, 64), (128, 128), (130, 40), (40, 130)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("shape", LSTSQ_SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_lstsq_matches_float64_reference(shape, dtype):
+    """cond(A) = 100 (full rank), b with 3 columns and a batch of 2: the solution (least squares for
+    m >= n, minimum norm for m < n) within 10 max(m, n) cond^2 eps of float64's (relative to its
+    largest entry; least squares amplifies by cond^2 when the residual is not small), residuals
+    (m > n) within the same bound relative to ||b||^2; rank and singular_values empty as CUDA's."""
+    m, n = shape
+    cond = 100.0
+    a = conditioned(m, n, cond, batch=(2,), seed=m * 7 + n).to(dtype)
+    b = torch.randn(2, m, 3, dtype=torch.float64, generator=_gen(m + n)).to(dtype)
+    ref = torch.linalg.lstsq(a.double(), b.double(), driver="gels")
+    with foo_kernels_only():
+        got = torch.linalg.lstsq(a.to("foo"), b.to("foo"))
+        got_gels = torch.linalg.lstsq(a.to("foo"), b.to("foo"), driver="gels")
+    tol = 10 * max(m, n) * cond ** 2 * EPS[dtype]
+    assert got.solution.shape == (2, n, 3) and got.solution.dtype == dtype
+    torch.testing.assert_close(got.solution.cpu().double(), ref.solution, rtol=0,
+                               atol=tol * ref.solution.abs().max().item())
+    torch.testing.assert_close(got_gels.solution.cpu(), got.solution.cpu(), rtol=0, atol=0)
+    assert got.residuals.shape == ref.residuals.shape
+    if m > n:
+        torch.testing.assert_close(got.residuals.cpu().double(), ref.residuals, rtol=0,
+                                   atol=tol * (b.double() ** 2).sum(-2).max().item())
+    assert got.rank.shape == (0,) and got.rank.dtype == torch.int64
+    assert got.singular_values.shape == (0,) and got.singular_values.dtype == dtype
+
+
+def test_lstsq_shapes_broadcast_out_and_errors():
+    """Vector b, broadcast batches, empty dims (as gels' quick return), out=, the gradient against
+    the CPU; the CPU's errors, and CUDA's for a driver other than gels."""
+    cases = [((5, 3), (5,)), ((2, 4, 3), (2, 4)), ((2, 1, 6, 3), (1, 3, 6, 2)), ((0, 3), (0, 2)), ((5, 0), (5, 2)),
+             ((5, 3), (5, 0)), ((3, 5), (3,))]
+    g = _gen(3)
+    for a_shape, b_shape in cases:
+        a = torch.randn(a_shape, dtype=torch.float64, generator=g)
+        b = torch.randn(b_shape, dtype=torch.float64, generator=g)
+        vector = b.dim() == a.dim() - 1
+        b2 = b.unsqueeze(-1) if vector else b
+        batch = torch.broadcast_shapes(a.shape[:-2], b2.shape[:-2])  # the CPU does not broadcast them all
+        b2 = b2.expand(*batch, *b2.shape[-2:])
+        ref = torch.linalg.lstsq(a.expand(*batch, *a.shape[-2:]), b2.squeeze(-1) if vector else b2, driver="gels")
+        with foo_kernels_only():
+            got = torch.linalg.lstsq(a.to("foo"), b.to("foo"))
+        for name in ("solution", "residuals"):
+            r, x = getattr(ref, name), getattr(got, name).cpu()
+            assert x.shape == r.shape, (a_shape, b_shape, name)
+            torch.testing.assert_close(x, r, msg=f"{a_shape} {b_shape} {name}")
+    a = conditioned(6, 4, 10.0, seed=1)
+    b = torch.randn(6, 2, dtype=torch.float64, generator=g)
+    sol, res = torch.empty(0, dtype=torch.float64, device="foo"), torch.empty(0, dtype=torch.float64, device="foo")
+    rank, sv = torch.empty(0, dtype=torch.long, device="foo"), torch.empty(0, dtype=torch.float64, device="foo")
+    with foo_kernels_only():
+        torch.linalg.lstsq(a.to("foo"), b.to("foo"), out=(sol, res, rank, sv))
+    ref = torch.linalg.lstsq(a, b, driver="gels")
+    torch.testing.assert_close(sol.cpu(), ref.solution)
+    torch.testing.assert_close(res.cpu(), ref.residuals)
+    _grads_match(lambda x, y: torch.linalg.lstsq(x, y, driver="gels").solution, [a, b])
+    _grads_match(lambda x, y: torch.linalg.lstsq(x, y, driver="gels").solution, [a.mT.contiguous(), b[:4]])
+    d = dict(dtype=torch.float64)
+    bad = [
+        ((torch.ones(3, **d), torch.ones(3, **d)), "input must have at least 2 dimensions"),
+        ((torch.ones(3, 3, **d), torch.ones(3, 3)), "Expected input and other to have the same dtype"),
+        ((torch.ones(3, 3, **d), torch.ones(2, 3, 3, **d)), r"input.dim\(\) must be greater or equal"),
+        ((torch.ones(3, 3, **d), torch.ones(4, 2, **d)), r"input.size\(-2\) should match other.size\(-2\)"),
+        ((torch.ones(3, 3, **d), torch.ones(4, **d)), r"input.size\(-2\) should match other.size\(-1\)"),
+    ]
+    for (x, y), msg in bad:
+        with pytest.raises(RuntimeError, match=msg):
+            torch.linalg.lstsq(x, y)
+        with foo_kernels_only(), pytest.raises(RuntimeError, match=msg):
+            torch.linalg.lstsq(x.to("foo"), y.to("foo"))
+    with foo_kernels_only(), pytest.raises(RuntimeError, match="`driver` other than `gels` is not supported on foo"):
+        torch.linalg.lstsq(a.to("foo"), b.to("foo"), driver="gelsy")

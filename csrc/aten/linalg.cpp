@@ -3,7 +3,7 @@
 // linalg_lu_factor_ex, linalg_lu_solve and what the CPU builds on them (_linalg_solve_ex,
 // linalg_inv_ex, _linalg_det, _linalg_slogdet: the CPU's impl() bodies, on these kernels), and the
 // Jacobi kernels' _linalg_eigh and _linalg_svd (what eigh/eigvalsh, svd/svdvals, pinv, matrix_rank,
-// matrix_norm(2/nuc) and cond reach). The
+// matrix_norm(2/nuc) and cond reach), and linalg_lstsq as CUDA's 'gels' on QR. The
 // structured ones get ATen's meta checks, shapes and column-major output strides;
 // linalg_solve_triangular and _cholesky_solve_helper replay the CPU's checks (LinearAlgebraUtils.h). float32 and float64; complex
 // raises NotImplementedError. The composites above them (torch.linalg.cholesky's error from
@@ -13,7 +13,9 @@
 #include <ATen/native/LinearAlgebraUtils.h>
 #include <ATen/native/Resize.h>
 
+#include <algorithm>
 #include <cctype>
+#include <string>
 #include <optional>
 
 #include "aten/kernel_dtype.h"
@@ -25,6 +27,7 @@
 #include "native/linalg_det_out.h"
 #include "native/linalg_eigh_out.h"
 #include "native/linalg_inv_ex_out.h"
+#include "native/linalg_lstsq_out.h"
 #include "native/linalg_lu_factor_ex_out.h"
 #include "native/linalg_lu_solve_out.h"
 #include "native/linalg_qr_out.h"
@@ -521,6 +524,82 @@ TORCH_IMPL_FUNC(linalg_svd_out)(const at::Tensor& A, bool full_matrices, bool co
     U.copy_(right);
     Vh.copy_(q.mT());
   }
+}
+
+// torch.linalg.lstsq as CUDA runs it: the CPU's checks, then driver 'gels' only (CUDA's default and
+// only driver; the CPU's default gelsy and gelss/gelsd compute rank and singular values, which stay
+// empty here as on CUDA). A is assumed of full rank, as gels does: a tall or square A is solved by
+// its Householder QR (x = R^-1 Q^T b, residuals ||b - A x||^2 per column when m > n), a wide one
+// by the QR of A^T (the minimum-norm x = Q R^-T b). A rank-deficient A gives inf/NaN: the CPU's
+// gels error reads info (a sync). Batch dims broadcast; a vector b gives a vector x.
+std::tuple<at::Tensor&, at::Tensor&, at::Tensor&, at::Tensor&> linalg_lstsq_out(
+    const at::Tensor& self, const at::Tensor& b, std::optional<double> rcond, std::optional<c10::string_view> driver,
+    at::Tensor& solution, at::Tensor& residuals, at::Tensor& rank, at::Tensor& singular_values) {
+  (void)rcond;  // only the rank-revealing drivers use it
+  TORCH_CHECK(self.dim() >= 2, "torch.linalg.lstsq: input must have at least 2 dimensions.");
+  TORCH_CHECK(b.dim() >= 1, "torch.linalg.lstsq: other must have at least 1 dimension.");
+  TORCH_CHECK(self.scalar_type() == b.scalar_type(),
+              "torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype ",
+              self.scalar_type(), " and other's dtype ", b.scalar_type());
+  const int64_t dim_diff = self.dim() - b.dim();
+  TORCH_CHECK(0 <= dim_diff && dim_diff <= 1,
+              "torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) <= 1");
+  const bool vector_case = dim_diff == 1;
+  const at::Tensor b2 = vector_case ? b.unsqueeze(-1) : b;
+  TORCH_CHECK(self.size(-2) == b2.size(-2), vector_case ? "torch.linalg.lstsq: input.size(-2) should match other.size(-1)"
+                                                         : "torch.linalg.lstsq: input.size(-2) should match other.size(-2)");
+  at::native::checkSameDevice("torch.linalg.lstsq", b, self, "other");
+  // The functional form (CompositeExplicitAutograd upstream, registered here from this entry)
+  // passes undefined outputs: the CPU's functional allocates them empty, so do we.
+  const at::ScalarType real_dtype = c10::toRealValueType(self.scalar_type());
+  if (!solution.defined()) solution = at::empty({0}, self.options());
+  if (!residuals.defined()) residuals = at::empty({0}, self.options().dtype(real_dtype));
+  if (!rank.defined()) rank = at::empty({0}, self.options().dtype(at::kLong));
+  if (!singular_values.defined()) singular_values = at::empty({0}, self.options().dtype(real_dtype));
+  at::native::checkSameDevice("torch.linalg.lstsq", solution, self, "solution");
+  at::native::checkSameDevice("torch.linalg.lstsq", residuals, self, "residuals");
+  at::native::checkSameDevice("torch.linalg.lstsq", rank, self, "rank");
+  at::native::checkSameDevice("torch.linalg.lstsq", singular_values, self, "singular_values");
+  at::native::checkLinalgCompatibleDtype("torch.linalg.lstsq", solution, self, "solution");
+  at::native::checkLinalgCompatibleDtype("torch.linalg.lstsq", residuals.scalar_type(), real_dtype, "solution");
+  at::native::checkLinalgCompatibleDtype("torch.linalg.lstsq", rank.scalar_type(), at::kLong, "rank");
+  at::native::checkLinalgCompatibleDtype("torch.linalg.lstsq", singular_values.scalar_type(), real_dtype,
+                                         "singular_values");
+  if (driver.has_value()) {
+    std::string name(*driver);
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    TORCH_CHECK(name == "gels", "torch.linalg.lstsq: `driver` other than `gels` is not supported on foo (as on CUDA)");
+  }
+  check_kernel_dtype("linalg_lstsq", self.scalar_type(), kLinalgTypes);
+  const int64_t m = self.size(-2), n = self.size(-1), nrhs = b2.size(-1);
+  at::DimVector batch = at::infer_size_dimvector(self.sizes().slice(0, self.dim() - 2), b2.sizes().slice(0, b2.dim() - 2));
+  at::DimVector a_sizes = batch, b_sizes = batch, x_sizes = batch;
+  a_sizes.append({m, n});
+  b_sizes.append({m, nrhs});
+  x_sizes.append({n, nrhs});
+  const at::Tensor A = self.expand(a_sizes), B = b2.expand(b_sizes);
+  at::Tensor x, res;
+  if (m == 0 || n == 0 || nrhs == 0) {  // gels' quick return zeroes B: x and the residuals are 0
+    x = at::zeros(x_sizes, self.options());
+    at::DimVector res_sizes = batch;
+    res_sizes.push_back(nrhs);
+    if (m > n) res = at::zeros(res_sizes, self.options());
+  } else if (m >= n) {
+    const auto [q, r] = at::linalg_qr(A, "reduced");
+    x = at::linalg_solve_triangular(r, at::matmul(q.mT(), B), /*upper=*/true);
+    if (m > n) res = (B - at::matmul(A, x)).pow_(2).sum(-2);
+  } else {
+    const auto [q, r] = at::linalg_qr(A.mT(), "reduced");  // A^T = Q R: A x = R^T Q^T x = b
+    x = at::matmul(q, at::linalg_solve_triangular(r.mT(), B, /*upper=*/false));
+  }
+  const at::Tensor sol = vector_case ? x.squeeze(-1) : x;
+  at::native::resize_output(solution, sol.sizes());
+  solution.copy_(sol);
+  if (res.defined()) {
+    at::native::resize_output(residuals, res.sizes());
+    residuals.copy_(res);
+  }
+  return std::forward_as_tuple(solution, residuals, rank, singular_values);
 }
 
 }  // namespace foo::native
