@@ -856,3 +856,19 @@ def test_lstsq_shapes_broadcast_out_and_errors():
             torch.linalg.lstsq(x.to("foo"), y.to("foo"))
     with foo_kernels_only(), pytest.raises(RuntimeError, match="`driver` other than `gels` is not supported on foo"):
         torch.linalg.lstsq(a.to("foo"), b.to("foo"), driver="gelsy")
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_eigh_svd_non_finite_input_gives_nan(bad):
+    """The CPU raises LAPACK's non-convergence for a NaN/inf entry; foo cannot without a sync and
+    returns NaN everywhere instead (no sweep runs), never finite garbage. The other batch element
+    is unaffected."""
+    a = symmetric(6, torch.linspace(-1, 1, 6, dtype=torch.float64), batch=(2,), seed=5)
+    a[1, 2, 4] = a[1, 4, 2] = bad
+    with foo_kernels_only():
+        w, v = torch.linalg.eigh(a.to("foo"))
+        u, s, vh = torch.linalg.svd(a.to("foo"))
+    for t in (w, v, u, s, vh):
+        assert t[1].cpu().isnan().all()
+    torch.testing.assert_close(w[0].cpu(), torch.linalg.eigvalsh(a[0]))
+    torch.testing.assert_close(s[0].cpu(), torch.linalg.svdvals(a[0]))

@@ -445,7 +445,7 @@ TORCH_IMPL_FUNC(linalg_eigh_out)(const at::Tensor& A, c10::string_view uplo, boo
   check_kernel_dtype("linalg_eigh", A.scalar_type(), kLinalgTypes);
   const at::Tensor ar = readable(A);
   const int64_t batch = at::native::batchCount(A), n = A.size(-1);
-  const at::Tensor work = at::empty({batch, 2 * n * n + 4 * (n + 1)}, A.options());
+  const at::Tensor work = at::empty({batch, 2 * n * n + 4 * (n + 1)}, A.options().dtype(at::kDouble));
   const at::Tensor w = L.is_contiguous() ? L : at::empty(L.sizes(), L.options());
   const at::Tensor v = compute_v ? writable(V, {A}) : V;
   foo::kernels::EighArgs args{};
@@ -490,7 +490,7 @@ TORCH_IMPL_FUNC(linalg_svd_out)(const at::Tensor& A, bool full_matrices, bool co
   const int64_t rows = wide ? n : m, k = wide ? m : n;
   const at::Tensor ar = readable(A);
   const int64_t batch = at::native::batchCount(A);
-  const at::Tensor work = at::empty({batch, rows * k + k * k + 2 * (k + 1)}, A.options());
+  const at::Tensor work = at::empty({batch, rows * k + k * k + 2 * (k + 1)}, A.options().dtype(at::kDouble));
   const at::Tensor s = S.is_contiguous() ? S : at::empty(S.sizes(), S.options());
   at::DimVector left_sizes(A.sizes().begin(), A.sizes().end() - 2), right_sizes = left_sizes;
   left_sizes.append({rows, k});

@@ -300,16 +300,18 @@ __device__ __forceinline__ bool before(T x, T y, int64_t i, int64_t j, bool desc
 // Cyclic two-sided Jacobi, a block per matrix: each step computes the rotations of its n2/2 disjoint
 // pairs (a thread per pair), applies them to the rows, then to the columns (and to the eigenvector
 // columns), a thread per (pair, element), then sets each pair's 2x2 block exactly (a_pq = 0). A
-// sweep in which no pair rotated ends the iteration.
-template <typename T>
+// sweep in which no pair rotated ends the iteration. T: the computation (double, whatever the
+// input: float32's eigenvectors then come out orthogonal to float32's rounding, not to the
+// rounding of some n^2 sweeps x rotations); IO: the element type of A and of the outputs.
+template <typename T, typename IO>
 __global__ void eigh_kernel(EighArgs a) {
   __shared__ T scratch[kWarp];
   const int64_t n = a.n, n2 = n + (n & 1), half = n2 / 2;
   const int64_t tid = threadIdx.x, nt = blockDim.x;
   const bool vecs = a.v.data != nullptr;
-  const T eps = linalg_eps<T>();
+  const T eps = linalg_eps<IO>();  // convergence to the output's precision
   for (int64_t b = blockIdx.x; b < a.batch; b += gridDim.x) {
-    const Mat<T> A = matrix<T>(a.a, b);
+    const Mat<IO> A = matrix<IO>(a.a, b);
     T* base = static_cast<T*>(a.work) + b * (2 * n * n + 4 * (n + 1));
     const Mat<T> W{base, n, 1};
     const Mat<T> V{base + n * n, n, 1};
@@ -317,12 +319,15 @@ __global__ void eigh_kernel(EighArgs a) {
     T big(0);
     for (int64_t e = tid; e < n * n; e += nt) {
       const int64_t i = e / n, j = e % n;
-      const T x = (a.lower ? i >= j : i <= j) ? A(i, j) : A(j, i);
+      const T x = static_cast<T>((a.lower ? i >= j : i <= j) ? A(i, j) : A(j, i));
       W(i, j) = x;
       big = MaxNaN()(big, math::fabs(x));
       if (vecs) V(i, j) = i == j ? T(1) : T(0);
     }
     big = block_reduce(big, MaxNaN(), T(0), scratch);
+    // A NaN or inf entry: no sweeps, every output NaN (the CPU raises LAPACK's non-convergence).
+    const T poison = big - big;
+    const bool finite = poison == T(0);
     T fro(0);
     if (big > T(0)) {
       for (int64_t e = tid; e < n * n; e += nt) {
@@ -333,7 +338,7 @@ __global__ void eigh_kernel(EighArgs a) {
     fro = block_reduce(fro, Add(), T(0), scratch);
     // Off-diagonal entries below eps ||A||_F / n change no eigenvalue by more than eps ||A||_F.
     const T small = eps * big * math::sqrt(fro) / T(n);
-    for (int32_t sweep = 0; sweep < a.max_sweeps; ++sweep) {
+    for (int32_t sweep = 0; finite && sweep < a.max_sweeps; ++sweep) {
       T rotated(0);
       for (int64_t k = 0; k < n2 - 1; ++k) {
         for (int64_t i = tid; i < half; i += nt) {
@@ -403,15 +408,15 @@ __global__ void eigh_kernel(EighArgs a) {
       if (rotated == T(0)) break;  // the same decision in every thread
     }
     // Ascending (NaN last): each eigenvalue's rank places it and its vector.
-    T* w = static_cast<T*>(a.w) + b * n;
-    const Mat<T> Vout = vecs ? matrix<T>(a.v, b) : Mat<T>{nullptr, 0, 0};
+    IO* w = static_cast<IO*>(a.w) + b * n;
+    const Mat<IO> Vout = vecs ? matrix<IO>(a.v, b) : Mat<IO>{nullptr, 0, 0};
     for (int64_t i = tid; i < n; i += nt) {
-      const T d = W(i, i);
+      const T d = finite ? W(i, i) : poison;
       int64_t rank = 0;
-      for (int64_t j = 0; j < n; ++j) rank += before(W(j, j), d, j, i, false) ? 1 : 0;
-      w[rank] = d;
+      for (int64_t j = 0; j < n; ++j) rank += before(finite ? W(j, j) : poison, d, j, i, false) ? 1 : 0;
+      w[rank] = static_cast<IO>(d);
       if (vecs) {
-        for (int64_t r = 0; r < n; ++r) Vout(r, rank) = V(r, i);
+        for (int64_t r = 0; r < n; ++r) Vout(r, rank) = static_cast<IO>(finite ? V(r, i) : poison);
       }
     }
     __syncthreads();
@@ -421,26 +426,34 @@ __global__ void eigh_kernel(EighArgs a) {
 // One-sided Jacobi (Hestenes), a block per matrix: each step computes its n2/2 pairs' rotations
 // from the columns' dot products (a thread per pair, three sums over m), then rotates the column
 // pairs of the workspace and of V, a thread per (pair, row). A sweep in which no pair rotated ends
-// the iteration; the singular values are the columns' norms.
-template <typename T>
+// the iteration; the singular values are the columns' norms. T (double) and IO as eigh_kernel's.
+template <typename T, typename IO>
 __global__ void svd_kernel(SvdArgs a) {
   __shared__ T scratch[kWarp];
   const int64_t m = a.m, n = a.n, n2 = n + (n & 1), half = n2 / 2;
   const int64_t tid = threadIdx.x, nt = blockDim.x;
   const bool vecs = a.u.data != nullptr;
-  const T eps = linalg_eps<T>();
+  const T eps = linalg_eps<IO>();
   for (int64_t b = blockIdx.x; b < a.batch; b += gridDim.x) {
-    const Mat<T> A = matrix<T>(a.a, b);
+    const Mat<IO> A = matrix<IO>(a.a, b);
     T* base = static_cast<T*>(a.work) + b * (m * n + n * n + 2 * (n + 1));
     const Mat<T> U{base, 1, m};  // column-major: a thread's column sums walk contiguous memory
     const Mat<T> V{base + m * n, 1, n};
     T* rot = base + m * n + n * n;
-    for (int64_t e = tid; e < m * n; e += nt) U(e % m, e / m) = A(e % m, e / m);
+    T big(0);
+    for (int64_t e = tid; e < m * n; e += nt) {
+      const T x = static_cast<T>(A(e % m, e / m));
+      U(e % m, e / m) = x;
+      big = MaxNaN()(big, math::fabs(x));
+    }
     if (vecs) {
       for (int64_t e = tid; e < n * n; e += nt) V(e % n, e / n) = e % n == e / n ? T(1) : T(0);
     }
-    __syncthreads();
-    for (int32_t sweep = 0; sweep < a.max_sweeps; ++sweep) {
+    big = block_reduce(big, MaxNaN(), T(0), scratch);  // its barriers order the copies too
+    // A NaN or inf entry: no sweeps, every output NaN (the CPU raises LAPACK's non-convergence).
+    const T poison = big - big;
+    const bool finite = poison == T(0);
+    for (int32_t sweep = 0; finite && sweep < a.max_sweeps; ++sweep) {
       T rotated(0);
       for (int64_t k = 0; k < n2 - 1; ++k) {
         for (int64_t i = tid; i < half; i += nt) {
@@ -486,29 +499,29 @@ __global__ void svd_kernel(SvdArgs a) {
     }
     // sigma_j = ||u_j||, scaled by the column's largest magnitude (no overflow/underflow of squares).
     for (int64_t j = tid; j < n; j += nt) {
-      T big(0);
-      for (int64_t r = 0; r < m; ++r) big = MaxNaN()(big, math::fabs(U(r, j)));
+      T col_big(0);
+      for (int64_t r = 0; r < m; ++r) col_big = MaxNaN()(col_big, math::fabs(U(r, j)));
       T sum(0);
-      if (big > T(0)) {
+      if (col_big > T(0)) {
         for (int64_t r = 0; r < m; ++r) {
-          const T x = U(r, j) / big;
+          const T x = U(r, j) / col_big;
           sum += x * x;
         }
       }
-      rot[j] = big != T(0) ? big * math::sqrt(sum) : big;
+      rot[j] = finite ? (col_big != T(0) ? col_big * math::sqrt(sum) : col_big) : poison;
     }
     __syncthreads();
-    T* sv = static_cast<T*>(a.s) + b * n;
-    const Mat<T> Uout = vecs ? matrix<T>(a.u, b) : Mat<T>{nullptr, 0, 0};
-    const Mat<T> Vout = vecs ? matrix<T>(a.v, b) : Mat<T>{nullptr, 0, 0};
+    IO* sv = static_cast<IO*>(a.s) + b * n;
+    const Mat<IO> Uout = vecs ? matrix<IO>(a.u, b) : Mat<IO>{nullptr, 0, 0};
+    const Mat<IO> Vout = vecs ? matrix<IO>(a.v, b) : Mat<IO>{nullptr, 0, 0};
     for (int64_t i = tid; i < n; i += nt) {  // descending (NaN last), by rank
       const T sigma = rot[i];
       int64_t rank = 0;
       for (int64_t j = 0; j < n; ++j) rank += before(rot[j], sigma, j, i, true) ? 1 : 0;
-      sv[rank] = sigma;
+      sv[rank] = static_cast<IO>(sigma);
       if (vecs) {
-        for (int64_t r = 0; r < m; ++r) Uout(r, rank) = sigma > T(0) ? U(r, i) / sigma : T(0);
-        for (int64_t r = 0; r < n; ++r) Vout(r, rank) = V(r, i);
+        for (int64_t r = 0; r < m; ++r) Uout(r, rank) = static_cast<IO>(finite ? (sigma > T(0) ? U(r, i) / sigma : T(0)) : poison);
+        for (int64_t r = 0; r < n; ++r) Vout(r, rank) = static_cast<IO>(finite ? V(r, i) : poison);
       }
     }
     __syncthreads();
@@ -542,7 +555,7 @@ void linalg_eigh(Stream stream, const EighArgs& args) {
   if (args.batch == 0 || args.n == 0) return;
   dispatch<kLinalgTypes>(args.dtype, "linalg_eigh", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    launch("linalg_eigh", eigh_kernel<T>, capped_grid(args.batch), dim3(threads_for_matrix(args.n * args.n / 2)), 0,
+    launch("linalg_eigh", eigh_kernel<double, T>, capped_grid(args.batch), dim3(threads_for_matrix(args.n * args.n / 2)), 0,
            stream, args);
   });
 }
@@ -551,7 +564,7 @@ void linalg_svd(Stream stream, const SvdArgs& args) {
   if (args.batch == 0 || args.m == 0 || args.n == 0) return;
   dispatch<kLinalgTypes>(args.dtype, "linalg_svd", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    launch("linalg_svd", svd_kernel<T>, capped_grid(args.batch), dim3(threads_for_matrix(args.m * args.n / 2)), 0, stream,
+    launch("linalg_svd", svd_kernel<double, T>, capped_grid(args.batch), dim3(threads_for_matrix(args.m * args.n / 2)), 0, stream,
            args);
   });
 }

@@ -83,9 +83,10 @@ struct PivotArgs {
 };
 
 // Symmetric eigendecomposition by cyclic two-sided Jacobi, rotations in parallel (the round-robin
-// order: n/2 disjoint pairs per step, every pair once in n - 1 steps per sweep). Reads the `lower`
-// (else the upper) triangle of a (n x n). work: a workspace, batch x (2 n^2 + 4 (n + 1)) elements
-// (contiguous; the symmetric matrix, the eigenvectors, per-pair rotations). Writes the eigenvalues
+// order: n/2 disjoint pairs per step, every pair once in n - 1 steps per sweep), computed in
+// double for float32 too. Reads the `lower` (else the upper) triangle of a (n x n). work: a double
+// workspace, batch x (2 n^2 + 4 (n + 1)) elements (contiguous; the symmetric matrix, the
+// eigenvectors, per-pair rotations). Writes the eigenvalues
 // ascending to w (batch x n, contiguous) and, when v.data is set, the eigenvectors (unit 2-norm
 // columns) to v in the same order. A pair rotates while |a_pq| > eps sqrt(|a_pp a_qq|) and
 // |a_pq| > eps ||A||_F / n; at most `max_sweeps` sweeps.
@@ -102,8 +103,8 @@ struct EighArgs {
 
 // SVD of a (m x n, m >= n: the host passes A^T's strides for a wide matrix) by one-sided Jacobi
 // (Hestenes): column pairs (p, q) of a workspace copy rotate until |u_p . u_q| <= eps ||u_p|| ||u_q||,
-// round-robin order as EighArgs, at most `max_sweeps` sweeps. work: batch x (m n + n^2 + 2 (n + 1))
-// elements. Writes the singular values descending to s (batch x n, contiguous) and, when u.data is
+// round-robin order as EighArgs, at most `max_sweeps` sweeps, in double. work: batch x (m n + n^2 +
+// 2 (n + 1)) doubles. Writes the singular values descending to s (batch x n, contiguous) and, when u.data is
 // set, the left vectors u_p / sigma_p (m x n; a zero column where sigma_p = 0) to u and the right
 // vectors (n x n) to v, columns in the same order.
 struct SvdArgs {
