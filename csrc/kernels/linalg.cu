@@ -1,7 +1,8 @@
 // Dense linear algebra (linalg.h): one block per matrix (grid-stride over the batch), the matrix in
 // global memory through its strides. Each algorithm is a loop over columns: the block reduces what
 // a column needs (a norm, a pivot) with block_reduce.h and updates the rest in parallel, one
-// __syncthreads per step. float32 and float64, computed in the element type as LAPACK does.
+// __syncthreads per step. float32 and float64, computed in the element type as LAPACK does; the
+// Jacobi eigh and SVD (a loop of sweeps over parallel rotations) compute in double.
 #include "kernels/block_reduce.h"
 #include "kernels/dtype.h"
 #include "kernels/kernel.h"
