@@ -19,6 +19,7 @@
 #include "native/zero_.h"
 #include "native/log_softmax_backward_data_out.h"
 #include "native/addmm_out.h"
+#include "native/linalg_eigh_out.h"
 #include "native/sum_out.h"
 #include "native/min_unary_out.h"
 #include "native/glu_backward_out.h"
@@ -285,6 +286,99 @@ op.meta(self, mat1, mat2, beta, alpha);
 op.impl(self, mat1, mat2, beta, alpha, op.outputs_[0]);
 if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
 return self;
+}
+
+struct structured_linalg_eigh_out_out final : public ::foo::native::structured_linalg_eigh_out {
+    structured_linalg_eigh_out_out(Tensor& out0, Tensor& out1) : outputs_{ std::ref(out0), std::ref(out1) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 2> outputs_;
+    std::array<::std::optional<Tensor>, 2> proxy_outputs_;
+};
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_PrivateUse1__linalg_eigh_out_eigenvalues(const at::Tensor & A, c10::string_view UPLO, bool compute_v, at::Tensor & eigenvalues, at::Tensor & eigenvectors) {
+structured_linalg_eigh_out_out op(eigenvalues, eigenvectors);
+op.meta(A, UPLO, compute_v);
+op.impl(A, UPLO, compute_v, op.maybe_get_output(0), op.maybe_get_output(1));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+if (op.proxy_outputs_[1].has_value()) op.outputs_[1].get().copy_(*op.proxy_outputs_[1]);
+return std::forward_as_tuple(eigenvalues, eigenvectors);
+}
+
+struct structured_linalg_eigh_out_functional final : public ::foo::native::structured_linalg_eigh_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 2> outputs_;
+};
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_PrivateUse1__linalg_eigh(const at::Tensor & A, c10::string_view UPLO, bool compute_v) {
+structured_linalg_eigh_out_functional op;
+op.meta(A, UPLO, compute_v);
+op.impl(A, UPLO, compute_v, op.outputs_[0], op.outputs_[1]);
+return std::make_tuple(std::move(op.outputs_[0]), std::move(op.outputs_[1]));
 }
 
 struct structured_sum_out_out final : public ::foo::native::structured_sum_out {
@@ -1381,6 +1475,22 @@ at::Tensor & wrapper_addmm_(at::Tensor & self, const at::Tensor & mat1, const at
   return at::wrapper_PrivateUse1_addmm_(self, mat1, mat2, beta, alpha);
 }
 
+::std::tuple<at::Tensor &,at::Tensor &> wrapper__linalg_eigh_eigenvalues(const at::Tensor & A, c10::string_view UPLO, bool compute_v, at::Tensor & eigenvalues, at::Tensor & eigenvectors) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_linalg_eigh.eigenvalues", "A", A, common_device_, false);
+  check_device("aten::_linalg_eigh.eigenvalues", "eigenvalues", eigenvalues, common_device_, false);
+  check_device("aten::_linalg_eigh.eigenvalues", "eigenvectors", eigenvectors, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1__linalg_eigh_out_eigenvalues(A, UPLO, compute_v, eigenvalues, eigenvectors);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper__linalg_eigh(const at::Tensor & A, c10::string_view UPLO, bool compute_v) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_linalg_eigh", "A", A, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1__linalg_eigh(A, UPLO, compute_v);
+}
+
 at::Tensor & wrapper_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
   FOO_COUNT_CALL("sum_out");
   ::std::optional<c10::Device> common_device_;
@@ -1753,6 +1863,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("addmm.out", TORCH_FN(wrapper_addmm_out));
   m.impl("addmm", TORCH_FN(wrapper_addmm));
   m.impl("addmm_", TORCH_FN(wrapper_addmm_));
+  m.impl("_linalg_eigh.eigenvalues", TORCH_FN(wrapper__linalg_eigh_eigenvalues));
+  m.impl("_linalg_eigh", TORCH_FN(wrapper__linalg_eigh));
   m.impl("sum.IntList_out", TORCH_FN(wrapper_sum_IntList_out));
   m.impl("sum.dim_IntList", TORCH_FN(wrapper_sum_dim_IntList));
   m.impl("min.unary_out", TORCH_FN(wrapper_min_unary_out));

@@ -13,6 +13,7 @@
 #include "native/exponential_.h"
 #include "native/addmv_out.h"
 #include "native/cholesky_solve_helper.h"
+#include "native/linalg_svd_out.h"
 #include "native/min_dim_out.h"
 #include "native/argmax_out.h"
 #include "native/prod_int_out.h"
@@ -184,6 +185,100 @@ op.meta(self, mat, vec, beta, alpha);
 op.impl(self, mat, vec, beta, alpha, op.outputs_[0]);
 if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
 return self;
+}
+
+struct structured_linalg_svd_out_out final : public ::foo::native::structured_linalg_svd_out {
+    structured_linalg_svd_out_out(Tensor& out0, Tensor& out1, Tensor& out2) : outputs_{ std::ref(out0), std::ref(out1), std::ref(out2) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 3> outputs_;
+    std::array<::std::optional<Tensor>, 3> proxy_outputs_;
+};
+
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper_PrivateUse1__linalg_svd_out_U(const at::Tensor & A, bool full_matrices, bool compute_uv, ::std::optional<c10::string_view> driver, at::Tensor & U, at::Tensor & S, at::Tensor & Vh) {
+structured_linalg_svd_out_out op(U, S, Vh);
+op.meta(A, full_matrices, compute_uv, driver);
+op.impl(A, full_matrices, compute_uv, driver, op.maybe_get_output(0), op.maybe_get_output(1), op.maybe_get_output(2));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+if (op.proxy_outputs_[1].has_value()) op.outputs_[1].get().copy_(*op.proxy_outputs_[1]);
+if (op.proxy_outputs_[2].has_value()) op.outputs_[2].get().copy_(*op.proxy_outputs_[2]);
+return std::forward_as_tuple(U, S, Vh);
+}
+
+struct structured_linalg_svd_out_functional final : public ::foo::native::structured_linalg_svd_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 3> outputs_;
+};
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper_PrivateUse1__linalg_svd(const at::Tensor & A, bool full_matrices, bool compute_uv, ::std::optional<c10::string_view> driver) {
+structured_linalg_svd_out_functional op;
+op.meta(A, full_matrices, compute_uv, driver);
+op.impl(A, full_matrices, compute_uv, driver, op.outputs_[0], op.outputs_[1], op.outputs_[2]);
+return std::make_tuple(std::move(op.outputs_[0]), std::move(op.outputs_[1]), std::move(op.outputs_[2]));
 }
 
 struct structured_min_dim_out_out final : public ::foo::native::structured_min_dim_out {
@@ -996,6 +1091,23 @@ at::Tensor wrapper__cholesky_solve_helper(const at::Tensor & self, const at::Ten
   return foo::native::cholesky_solve_helper(self, A, upper);
 }
 
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper__linalg_svd_U(const at::Tensor & A, bool full_matrices, bool compute_uv, ::std::optional<c10::string_view> driver, at::Tensor & U, at::Tensor & S, at::Tensor & Vh) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_linalg_svd.U", "A", A, common_device_, false);
+  check_device("aten::_linalg_svd.U", "U", U, common_device_, false);
+  check_device("aten::_linalg_svd.U", "S", S, common_device_, false);
+  check_device("aten::_linalg_svd.U", "Vh", Vh, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1__linalg_svd_out_U(A, full_matrices, compute_uv, driver, U, S, Vh);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper__linalg_svd(const at::Tensor & A, bool full_matrices, bool compute_uv, ::std::optional<c10::string_view> driver) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_linalg_svd", "A", A, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1__linalg_svd(A, full_matrices, compute_uv, driver);
+}
+
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper_min_dim_min(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & min, at::Tensor & min_indices) {
   FOO_COUNT_CALL("min_dim_out");
   ::std::optional<c10::Device> common_device_;
@@ -1333,6 +1445,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("addmv", TORCH_FN(wrapper_addmv));
   m.impl("addmv_", TORCH_FN(wrapper_addmv_));
   m.impl("_cholesky_solve_helper", TORCH_FN(wrapper__cholesky_solve_helper));
+  m.impl("_linalg_svd.U", TORCH_FN(wrapper__linalg_svd_U));
+  m.impl("_linalg_svd", TORCH_FN(wrapper__linalg_svd));
   m.impl("min.dim_min", TORCH_FN(wrapper_min_dim_min));
   m.impl("min.dim", TORCH_FN(wrapper_min_dim));
   m.impl("argmax.out", TORCH_FN(wrapper_argmax_out));

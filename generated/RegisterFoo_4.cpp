@@ -17,6 +17,7 @@
 #include "native/softmax_backward_data_out.h"
 #include "native/nll_loss2d_forward_out.h"
 #include "native/mm_out.h"
+#include "native/cholesky_inverse_out.h"
 #include "native/rsub_tensor.h"
 #include "native/masked_fill_tensor_.h"
 #include "native/native_batch_norm_legit_no_stats.h"
@@ -1165,6 +1166,23 @@ at::Tensor wrapper_mm(const at::Tensor & self, const at::Tensor & mat2) {
   return at::wrapper_PrivateUse1_mm(self, mat2);
 }
 
+at::Tensor & wrapper_cholesky_inverse_out(const at::Tensor & self, bool upper, at::Tensor & out) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cholesky_inverse.out", "self", self, common_device_, false);
+  check_device("aten::cholesky_inverse.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::cholesky_inverse_out(self, upper, out);
+}
+
+at::Tensor wrapper_cholesky_inverse(const at::Tensor & self, bool upper) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::cholesky_inverse", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::cholesky_inverse_out(self, upper, out);
+  return out;
+}
+
 at::Tensor wrapper_rsub_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
   FOO_COUNT_CALL("rsub_tensor");
   ::std::optional<c10::Device> common_device_;
@@ -1386,6 +1404,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("nll_loss2d_forward", TORCH_FN(wrapper_nll_loss2d_forward));
   m.impl("mm.out", TORCH_FN(wrapper_mm_out));
   m.impl("mm", TORCH_FN(wrapper_mm));
+  m.impl("cholesky_inverse.out", TORCH_FN(wrapper_cholesky_inverse_out));
+  m.impl("cholesky_inverse", TORCH_FN(wrapper_cholesky_inverse));
   m.impl("rsub.Tensor", TORCH_FN(wrapper_rsub_Tensor));
   m.impl("masked_fill_.Tensor", TORCH_FN(wrapper_masked_fill__Tensor));
   m.impl("_native_batch_norm_legit.no_stats", TORCH_FN(wrapper__native_batch_norm_legit_no_stats));

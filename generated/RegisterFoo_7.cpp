@@ -17,6 +17,7 @@
 #include "native/linalg_solve_triangular_out.h"
 #include "native/linalg_solve_ex_out.h"
 #include "native/linalg_inv_ex_out.h"
+#include "native/linalg_lstsq_out.h"
 #include "native/amax_out.h"
 #include "native/max_unary_out.h"
 #include "native/fused_rms_norm_backward.h"
@@ -1117,6 +1118,31 @@ at::Tensor wrapper_linalg_solve_triangular(const at::Tensor & self, const at::Te
   return at::wrapper_PrivateUse1_linalg_inv_ex(A, check_errors);
 }
 
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &,at::Tensor &> wrapper_linalg_lstsq_out(const at::Tensor & self, const at::Tensor & b, ::std::optional<double> rcond, ::std::optional<c10::string_view> driver, at::Tensor & solution, at::Tensor & residuals, at::Tensor & rank, at::Tensor & singular_values) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::linalg_lstsq.out", "self", self, common_device_, false);
+  check_device("aten::linalg_lstsq.out", "b", b, common_device_, false);
+  check_device("aten::linalg_lstsq.out", "solution", solution, common_device_, false);
+  check_device("aten::linalg_lstsq.out", "residuals", residuals, common_device_, false);
+  check_device("aten::linalg_lstsq.out", "rank", rank, common_device_, false);
+  check_device("aten::linalg_lstsq.out", "singular_values", singular_values, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::linalg_lstsq_out(self, b, rcond, driver, solution, residuals, rank, singular_values);
+}
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor> wrapper_linalg_lstsq(const at::Tensor & self, const at::Tensor & b, ::std::optional<double> rcond, ::std::optional<c10::string_view> driver) {
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::linalg_lstsq", "self", self, common_device_, false);
+  check_device("aten::linalg_lstsq", "b", b, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor solution;  // undefined: the out kernel allocates it
+  at::Tensor residuals;  // undefined: the out kernel allocates it
+  at::Tensor rank;  // undefined: the out kernel allocates it
+  at::Tensor singular_values;  // undefined: the out kernel allocates it
+  foo::native::linalg_lstsq_out(self, b, rcond, driver, solution, residuals, rank, singular_values);
+  return ::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor>(solution, residuals, rank, singular_values);
+}
+
 at::Tensor & wrapper_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool keepdim, at::Tensor & out) {
   FOO_COUNT_CALL("amax_out");
   ::std::optional<c10::Device> common_device_;
@@ -1445,6 +1471,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_linalg_solve_ex", TORCH_FN(wrapper__linalg_solve_ex));
   m.impl("linalg_inv_ex.inverse", TORCH_FN(wrapper_linalg_inv_ex_inverse));
   m.impl("linalg_inv_ex", TORCH_FN(wrapper_linalg_inv_ex));
+  m.impl("linalg_lstsq.out", TORCH_FN(wrapper_linalg_lstsq_out));
+  m.impl("linalg_lstsq", TORCH_FN(wrapper_linalg_lstsq));
   m.impl("amax.out", TORCH_FN(wrapper_amax_out));
   m.impl("amax", TORCH_FN(wrapper_amax));
   m.impl("max.unary_out", TORCH_FN(wrapper_max_unary_out));

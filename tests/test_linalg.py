@@ -1,5 +1,6 @@
 """Dense linear algebra on foo (csrc/kernels/linalg.cu, csrc/aten/linalg.cpp): linalg_qr,
-linalg_cholesky_ex, linalg_solve_triangular / triangular_solve and cholesky_solve, against float64
+linalg_cholesky_ex, linalg_solve_triangular / triangular_solve and cholesky_solve, LU and its
+compositions, the Jacobi eigh and SVD (and pinv, matrix_rank, matrix_norm, cond on them), against float64
 CPU references, for what the OpInfo samples miss: batches (several batch dims, broadcasting), sizes
 1..130, ill-conditioned inputs, non-positive-definite Cholesky `info` and its error, layouts and
 out=, gradients, and nn.init.orthogonal_ staying on the device. Every foo call runs with the CPU
@@ -505,3 +506,369 @@ def test_deprecated_torch_cholesky_as_cpu(upper):
     with foo_kernels_only(), pytest.raises(torch.linalg.LinAlgError) as foo_err:
         torch.cholesky(a.to("foo"), upper=upper)
     assert str(foo_err.value) == str(cpu_err.value)
+
+
+# ---- Jacobi eigh and SVD ---------------------------------------------------------------------------
+# Eigenvectors and singular vectors are defined up to sign (and, for repeated values, up to a
+# rotation of their subspace): the checks are gauge-invariant, as the OpInfo tests' are. Values are
+# compared with the float64 CPU result; vectors through the reconstruction A = V diag(w) V^T
+# (U diag(s) V^T), orthogonality, and the residual A v = w v per vector.
+
+def symmetric(n, eigenvalues, batch=(), seed=0):
+    """float64 symmetric [*batch, n, n] with the given eigenvalues (a tensor of n)."""
+    g = _gen(seed)
+    out = torch.empty(*batch, n, n, dtype=torch.float64)
+    flat = out.view(-1, n, n)
+    for b in range(flat.shape[0]):
+        u = random_orthogonal(n, g)
+        a = u @ torch.diag(eigenvalues) @ u.T
+        flat[b] = (a + a.T) / 2
+    return out
+
+
+EIGH_SIZES = [1, 2, 3, 7, 16, 33, 64, 128]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("n", EIGH_SIZES)
+def test_eigh_matches_float64_reference(n, uplo, dtype):
+    """Eigenvalues spread over [-1, 1] (random signs, so cond_2 = 1e3 from 1e-3 to 1 in magnitude),
+    batch of 2. Eigenvalues within 10 n eps (||A||_2 = 1) of float64 LAPACK's; ||A - V W V^T|| and
+    ||V^T V - I|| within 10 n eps. Only the `uplo` triangle is read (junk in the other)."""
+    mags = torch.logspace(0, -3, n, dtype=torch.float64)
+    signs = torch.where(torch.rand(n, generator=_gen(n)) < 0.5, -1.0, 1.0).double()
+    a64 = symmetric(n, mags * signs, batch=(2,), seed=n)
+    a = a64.to(dtype)
+    w_ref = torch.linalg.eigvalsh(a.double(), UPLO=uplo)
+    junk = torch.full((n, n), 7.0, dtype=dtype)
+    junk = junk.triu(1) if uplo == "L" else junk.tril(-1)
+    with foo_kernels_only():
+        w, v = torch.linalg.eigh((a + junk).to("foo"), UPLO=uplo)
+        w2 = torch.linalg.eigvalsh((a + junk).to("foo"), UPLO=uplo)
+    assert w.device.type == "foo" and v.device.type == "foo" and w.dtype == dtype and v.shape == (2, n, n)
+    tol = 10 * n * EPS[dtype]
+    w, v = w.cpu().double(), v.cpu().double()
+    assert torch.equal(w, w.sort(-1).values)
+    torch.testing.assert_close(w, w_ref, rtol=0, atol=tol)
+    torch.testing.assert_close(w2.cpu().double(), w, rtol=0, atol=0)
+    assert (v.mT @ v - torch.eye(n, dtype=torch.float64)).abs().max() < tol
+    assert (v @ torch.diag_embed(w) @ v.mT - a.double()).abs().max() < tol
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_eigh_repeated_and_clustered(dtype):
+    """n = 40: eigenvalues 1 (x10), -2 (x10), a cluster 0.5 + k 1e-9 (x10) and 0 (x10), cond
+    undefined (singular): eigenvalues within 10 n eps * ||A||, reconstruction and orthogonality
+    within 10 n eps; the residuals ||A v - w v|| are small for every vector (eigenvectors within
+    a repeated eigenvalue's subspace are any orthonormal basis of it). Also the identity, zero and
+    a diagonal matrix (no rotation at all)."""
+    n = 40
+    ev = torch.cat([torch.ones(10), -2 * torch.ones(10), 0.5 + 1e-9 * torch.arange(10), torch.zeros(10)]).double()
+    a = symmetric(n, ev, seed=4).to(dtype)
+    tol = 10 * n * EPS[dtype] * 2
+    with foo_kernels_only():
+        w, v = torch.linalg.eigh(a.to("foo"))
+    w, v, a64 = w.cpu().double(), v.cpu().double(), a.double()
+    torch.testing.assert_close(w, torch.linalg.eigvalsh(a64), rtol=0, atol=tol)
+    assert (v.mT @ v - torch.eye(n, dtype=torch.float64)).abs().max() < tol
+    assert (a64 @ v - v * w).abs().max() < tol
+    for m in (torch.eye(5), torch.zeros(5, 5), torch.diag(torch.tensor([3.0, -1.0, 2.0, 2.0, 0.0]))):
+        with foo_kernels_only():
+            w, v = torch.linalg.eigh(m.to(dtype).to("foo"))
+        w_ref, v_ref = torch.linalg.eigh(m.to(dtype))
+        torch.testing.assert_close(w.cpu(), w_ref)
+        torch.testing.assert_close(v.cpu().abs(), v_ref.abs())
+
+
+def test_eigh_batched_layouts_and_out():
+    """Two batch dims, a transposed and a sliced input, out= with permuted batch dims; cond 10."""
+    a = symmetric(6, torch.linspace(-1, 1, 6, dtype=torch.float64) + 0.05, batch=(2, 3), seed=8)
+    w_ref = torch.linalg.eigvalsh(a)
+    wide = torch.zeros(2, 3, 6, 12, dtype=torch.float64)
+    wide[..., ::2] = a
+    for x in (a, a.mT.contiguous().mT, wide[..., ::2]):
+        with foo_kernels_only():
+            w, v = torch.linalg.eigh(x.to("foo"))
+        torch.testing.assert_close(w.cpu(), w_ref)
+        torch.testing.assert_close(v.cpu() @ torch.diag_embed(w.cpu()) @ v.cpu().mT, a)
+    w_out = torch.empty(3, 2, 6, dtype=torch.float64, device="foo").transpose(0, 1)
+    v_out = torch.empty(3, 2, 6, 6, dtype=torch.float64, device="foo").transpose(0, 1)
+    with foo_kernels_only():
+        torch.linalg.eigh(a.to("foo"), out=(w_out, v_out))
+    torch.testing.assert_close(w_out.cpu(), w_ref)
+    torch.testing.assert_close(v_out.cpu() @ torch.diag_embed(w_ref) @ v_out.cpu().mT, a)
+    for shape in [(0, 0), (2, 0, 0), (0, 3, 3)]:
+        with foo_kernels_only():
+            w, v = torch.linalg.eigh(torch.empty(shape, device="foo"))
+        assert w.shape == shape[:-1] and v.shape == shape
+    with pytest.raises(RuntimeError, match="must be batches of square matrices"):
+        torch.linalg.eigh(torch.ones(3, 4, device="foo"))
+    with foo_kernels_only(), pytest.raises(NotImplementedError, match="ComplexFloat"):
+        torch.linalg.eigh(torch.eye(3, dtype=torch.complex64, device="foo"))
+
+
+def test_eigh_gradients_native():
+    """Gauge-invariant outputs (w, and V * V: a column's sign cancels); distinct eigenvalues, cond 10."""
+    a = symmetric(5, torch.tensor([-1.0, -0.3, 0.1, 0.5, 1.0], dtype=torch.float64), batch=(2,), seed=3)
+    _grads_match(lambda x: torch.linalg.eigvalsh(x), [a])
+
+    def f(x):
+        w, v = torch.linalg.eigh(x)
+        return w, v * v
+
+    _grads_match(f, [a])
+
+
+SVD_SHAPES = [(1, 1), (3, 1), (1, 4), (5, 3), (3, 5), (17, 17), (33, 9), (9, 33), (64, 64), (100, 37), (37, 100),
+              (128, 128), (130, 7)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("full_matrices", [False, True])
+@pytest.mark.parametrize("shape", SVD_SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_svd_matches_float64_reference(shape, full_matrices, dtype):
+    """cond(A) = 1e3, ||A||_2 = 1: singular values within 10 max(m, n) eps of float64 LAPACK's,
+    descending; ||A - U S V^T||, ||U^T U - I||, ||V V^T - I|| within 10 max(m, n) eps."""
+    m, n = shape
+    k = min(m, n)
+    a = conditioned(m, n, 1e3, seed=m * 1000 + n).to(dtype)
+    s_ref = torch.linalg.svdvals(a.double())
+    with foo_kernels_only():
+        u, s, vh = torch.linalg.svd(a.to("foo"), full_matrices=full_matrices)
+        s2 = torch.linalg.svdvals(a.to("foo"))
+    assert u.device.type == "foo" and s.dtype == dtype
+    assert u.shape == ((m, m) if full_matrices else (m, k)) and vh.shape == ((n, n) if full_matrices else (k, n))
+    tol = 10 * max(m, n) * EPS[dtype]
+    u, s, vh = u.cpu().double(), s.cpu().double(), vh.cpu().double()
+    torch.testing.assert_close(s, s_ref, rtol=0, atol=tol)
+    torch.testing.assert_close(s2.cpu().double(), s, rtol=0, atol=0)
+    assert torch.equal(s, s.sort(descending=True).values)
+    assert (u.mT @ u - torch.eye(u.shape[-1], dtype=torch.float64)).abs().max() < tol
+    assert (vh @ vh.mT - torch.eye(vh.shape[-2], dtype=torch.float64)).abs().max() < tol
+    assert (u[:, :k] @ torch.diag(s) @ vh[:k] - a.double()).abs().max() < tol
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("shape", [(20, 20), (30, 12), (12, 30)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_svd_rank_deficient(shape, dtype):
+    """Rank 5 (singular values 1, 0.5, 0.25, 0.125, 1/16, then exact zeros before rounding):
+    the zeros come out below 10 n eps, U and V stay orthogonal (the left vectors of zero singular
+    values are completed by the host's QR), A = U S V^T; full_matrices too. Also the zero matrix."""
+    m, n = shape
+    g = _gen(m + n)
+    sv = torch.tensor([1.0, 0.5, 0.25, 0.125, 1 / 16], dtype=torch.float64)
+    a = (random_orthogonal(m, g)[:, :5] @ torch.diag(sv) @ random_orthogonal(n, g)[:, :5].T).to(dtype)
+    tol = 10 * max(m, n) * EPS[dtype]
+    for full in (False, True):
+        with foo_kernels_only():
+            u, s, vh = torch.linalg.svd(a.to("foo"), full_matrices=full)
+            rank = torch.linalg.matrix_rank(a.to("foo"))
+        u, s, vh = u.cpu().double(), s.cpu().double(), vh.cpu().double()
+        torch.testing.assert_close(s[:5], sv, rtol=0, atol=tol)
+        assert s[5:].abs().max() < tol
+        assert (u.mT @ u - torch.eye(u.shape[-1], dtype=torch.float64)).abs().max() < tol
+        assert (vh @ vh.mT - torch.eye(vh.shape[-2], dtype=torch.float64)).abs().max() < tol
+        k = min(m, n)
+        assert (u[:, :k] @ torch.diag(s) @ vh[:k] - a.double()).abs().max() < tol
+        assert rank.item() == 5
+    z = torch.zeros(4, 3, dtype=dtype)
+    with foo_kernels_only():
+        u, s, vh = torch.linalg.svd(z.to("foo"))
+    assert torch.equal(s.cpu(), torch.zeros(3, dtype=dtype))
+    torch.testing.assert_close(u.cpu().mT @ u.cpu(), torch.eye(4, dtype=dtype))
+
+
+def test_svd_batched_compositions_and_errors():
+    """Batches with two batch dims, pinv, matrix_rank, matrix_norm(2 / nuc), cond against the CPU
+    (cond(A) = 100); the empty SVD; driver= raises as on the CPU."""
+    a = conditioned(7, 5, 100.0, batch=(2, 3), seed=11)
+    fa = a.to("foo")
+    with foo_kernels_only():
+        u, s, vh = torch.linalg.svd(fa, full_matrices=False)
+        got = {
+            "svdvals": torch.linalg.svdvals(fa),
+            "pinv": torch.linalg.pinv(fa),
+            "rank": torch.linalg.matrix_rank(fa),
+            "norm2": torch.linalg.matrix_norm(fa, ord=2),
+            "nuc": torch.linalg.matrix_norm(fa, ord="nuc"),
+            "cond": torch.linalg.cond(fa),
+            "svd_old": torch.svd(fa)[1],
+        }
+    refs = {
+        "svdvals": torch.linalg.svdvals(a),
+        "pinv": torch.linalg.pinv(a),
+        "rank": torch.linalg.matrix_rank(a),
+        "norm2": torch.linalg.matrix_norm(a, ord=2),
+        "nuc": torch.linalg.matrix_norm(a, ord="nuc"),
+        "cond": torch.linalg.cond(a),
+        "svd_old": torch.svd(a)[1],
+    }
+    for name, ref in refs.items():
+        torch.testing.assert_close(got[name].cpu(), ref, msg=name)
+    torch.testing.assert_close((u @ torch.diag_embed(s) @ vh).cpu(), a)
+    for shape, full in [((3, 0), True), ((0, 4), False), ((2, 0, 0), True)]:
+        u_ref, s_ref, vh_ref = torch.linalg.svd(torch.empty(shape), full_matrices=full)
+        with foo_kernels_only():
+            u, s, vh = torch.linalg.svd(torch.empty(shape, device="foo"), full_matrices=full)
+        assert torch.equal(u.cpu(), u_ref) and s.shape == s_ref.shape and torch.equal(vh.cpu(), vh_ref)
+    with pytest.raises(RuntimeError) as cpu_err:
+        torch.linalg.svd(torch.ones(3, 3), driver="gesvd")
+    with pytest.raises(RuntimeError) as foo_err:
+        torch.linalg.svd(torch.ones(3, 3, device="foo"), driver="gesvd")
+    assert str(foo_err.value) == str(cpu_err.value)
+
+
+def test_svd_gradients_native():
+    """Gauge-invariant outputs (S, U * U, Vh * Vh); distinct singular values, cond 10."""
+    a = conditioned(6, 4, 10.0, batch=(2,), seed=7)
+    _grads_match(lambda x: torch.linalg.svdvals(x), [a])
+
+    def f(x):
+        u, s, vh = torch.linalg.svd(x, full_matrices=False)
+        return u * u, s, vh * vh
+
+    _grads_match(f, [a])
+    _grads_match(f, [a.mT.contiguous()])
+    _grads_match(lambda x: torch.linalg.pinv(x), [a])
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_pinv_hermitian_against_float64(dtype):
+    """pinv(hermitian=True) runs eigh: values and the float32/float64 gradient against float64's
+    (the OpInfo's float32 gradient comparison with the CPU is skipped: the CPU's own float32 error
+    there exceeds the comparison's rtol). Symmetric, eigenvalues +-[0.1, 1] (cond 10): errors
+    within 100 n eps of the float64 result, relative to its largest entry."""
+    n = 6
+    a64 = symmetric(n, torch.tensor([-1.0, -0.5, -0.1, 0.1, 0.4, 1.0], dtype=torch.float64), batch=(2,), seed=12)
+    g = torch.randn(2, n, n, dtype=torch.float64, generator=_gen(1))
+    x64 = a64.clone().requires_grad_()
+    ref = torch.linalg.pinv(x64, hermitian=True)
+    (gref,) = torch.autograd.grad(ref, x64, g)
+    x = a64.to(dtype).to("foo").requires_grad_()
+    with foo_kernels_only():
+        out = torch.linalg.pinv(x, hermitian=True)
+        (gx,) = torch.autograd.grad(out, x, g.to(dtype).to("foo"))
+    tol = 100 * n * EPS[dtype]
+    torch.testing.assert_close(out.detach().cpu().double(), ref.detach(), rtol=0, atol=tol * ref.abs().max().item())
+    torch.testing.assert_close(gx.cpu().double(), gref, rtol=0, atol=tol * gref.abs().max().item())
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("n", [1, 5, 33, 128])
+def test_cholesky_inverse_against_float64(n, upper, dtype):
+    """A = L L^T with cond(A) = 1e3 (eigenvalues in [1e-3, 1]), batch (2,): cholesky_inverse(L)
+    within 10 n cond eps of float64's A^-1, relative to its largest entry, and exactly symmetric
+    (as the CPU's); out= and the gradient against the CPU."""
+    cond = 1e3
+    a64 = spd(n, cond, batch=(2,), seed=n + 1)
+    l64 = torch.linalg.cholesky(a64, upper=upper)
+    ref = torch.cholesky_inverse(l64, upper=upper)
+    with foo_kernels_only():
+        got = torch.cholesky_inverse(l64.to(dtype).to("foo"), upper=upper)
+        out = torch.empty(0, dtype=dtype, device="foo")
+        torch.cholesky_inverse(l64.to(dtype).to("foo"), upper=upper, out=out)
+    got = got.cpu()
+    assert torch.equal(got, got.mT)
+    torch.testing.assert_close(got.double(), ref, rtol=0, atol=10 * n * cond * EPS[dtype] * ref.abs().max().item())
+    assert torch.equal(out.cpu(), got)
+    if n <= 5 and dtype == torch.float64:
+        _grads_match(lambda x: torch.cholesky_inverse(x, upper=upper), [l64], rtol=1e-7, atol=1e-7)
+
+
+# ---- Least squares (driver 'gels', as CUDA) --------------------------------------------------------
+
+LSTSQ_SHAPES = [(1, 1), (5, 3), (3, 5), (17, 17), (64, 9), (9, 64), (128, 128), (130, 40), (40, 130)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("shape", LSTSQ_SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_lstsq_matches_float64_reference(shape, dtype):
+    """cond(A) = 100 (full rank), b with 3 columns and a batch of 2: the solution (least squares for
+    m >= n, minimum norm for m < n) within 10 max(m, n) cond^2 eps of float64's (relative to its
+    largest entry; least squares amplifies by cond^2 when the residual is not small), residuals
+    (m > n) within the same bound relative to ||b||^2; rank and singular_values empty as CUDA's."""
+    m, n = shape
+    cond = 100.0
+    a = conditioned(m, n, cond, batch=(2,), seed=m * 7 + n).to(dtype)
+    b = torch.randn(2, m, 3, dtype=torch.float64, generator=_gen(m + n)).to(dtype)
+    ref = torch.linalg.lstsq(a.double(), b.double(), driver="gels")
+    with foo_kernels_only():
+        got = torch.linalg.lstsq(a.to("foo"), b.to("foo"))
+        got_gels = torch.linalg.lstsq(a.to("foo"), b.to("foo"), driver="gels")
+    tol = 10 * max(m, n) * cond ** 2 * EPS[dtype]
+    assert got.solution.shape == (2, n, 3) and got.solution.dtype == dtype
+    torch.testing.assert_close(got.solution.cpu().double(), ref.solution, rtol=0,
+                               atol=tol * ref.solution.abs().max().item())
+    torch.testing.assert_close(got_gels.solution.cpu(), got.solution.cpu(), rtol=0, atol=0)
+    assert got.residuals.shape == ref.residuals.shape
+    if m > n:
+        torch.testing.assert_close(got.residuals.cpu().double(), ref.residuals, rtol=0,
+                                   atol=tol * (b.double() ** 2).sum(-2).max().item())
+    assert got.rank.shape == (0,) and got.rank.dtype == torch.int64
+    assert got.singular_values.shape == (0,) and got.singular_values.dtype == dtype
+
+
+def test_lstsq_shapes_broadcast_out_and_errors():
+    """Vector b, broadcast batches, empty dims (as gels' quick return), out=, the gradient against
+    the CPU; the CPU's errors, and CUDA's for a driver other than gels."""
+    cases = [((5, 3), (5,)), ((2, 4, 3), (2, 4)), ((2, 1, 6, 3), (1, 3, 6, 2)), ((0, 3), (0, 2)), ((5, 0), (5, 2)),
+             ((5, 3), (5, 0)), ((3, 5), (3,))]
+    g = _gen(3)
+    for a_shape, b_shape in cases:
+        a = torch.randn(a_shape, dtype=torch.float64, generator=g)
+        b = torch.randn(b_shape, dtype=torch.float64, generator=g)
+        vector = b.dim() == a.dim() - 1
+        b2 = b.unsqueeze(-1) if vector else b
+        batch = torch.broadcast_shapes(a.shape[:-2], b2.shape[:-2])  # the CPU does not broadcast them all
+        b2 = b2.expand(*batch, *b2.shape[-2:])
+        ref = torch.linalg.lstsq(a.expand(*batch, *a.shape[-2:]), b2.squeeze(-1) if vector else b2, driver="gels")
+        with foo_kernels_only():
+            got = torch.linalg.lstsq(a.to("foo"), b.to("foo"))
+        for name in ("solution", "residuals"):
+            r, x = getattr(ref, name), getattr(got, name).cpu()
+            assert x.shape == r.shape, (a_shape, b_shape, name)
+            torch.testing.assert_close(x, r, msg=f"{a_shape} {b_shape} {name}")
+    a = conditioned(6, 4, 10.0, seed=1)
+    b = torch.randn(6, 2, dtype=torch.float64, generator=g)
+    sol, res = torch.empty(0, dtype=torch.float64, device="foo"), torch.empty(0, dtype=torch.float64, device="foo")
+    rank, sv = torch.empty(0, dtype=torch.long, device="foo"), torch.empty(0, dtype=torch.float64, device="foo")
+    with foo_kernels_only():
+        torch.linalg.lstsq(a.to("foo"), b.to("foo"), out=(sol, res, rank, sv))
+    ref = torch.linalg.lstsq(a, b, driver="gels")
+    torch.testing.assert_close(sol.cpu(), ref.solution)
+    torch.testing.assert_close(res.cpu(), ref.residuals)
+    _grads_match(lambda x, y: torch.linalg.lstsq(x, y, driver="gels").solution, [a, b])
+    _grads_match(lambda x, y: torch.linalg.lstsq(x, y, driver="gels").solution, [a.mT.contiguous(), b[:4]])
+    d = dict(dtype=torch.float64)
+    bad = [
+        ((torch.ones(3, **d), torch.ones(3, **d)), "input must have at least 2 dimensions"),
+        ((torch.ones(3, 3, **d), torch.ones(3, 3)), "Expected input and other to have the same dtype"),
+        ((torch.ones(3, 3, **d), torch.ones(2, 3, 3, **d)), r"input.dim\(\) must be greater or equal"),
+        ((torch.ones(3, 3, **d), torch.ones(4, 2, **d)), r"input.size\(-2\) should match other.size\(-2\)"),
+        ((torch.ones(3, 3, **d), torch.ones(4, **d)), r"input.size\(-2\) should match other.size\(-1\)"),
+    ]
+    for (x, y), msg in bad:
+        with pytest.raises(RuntimeError, match=msg):
+            torch.linalg.lstsq(x, y)
+        with foo_kernels_only(), pytest.raises(RuntimeError, match=msg):
+            torch.linalg.lstsq(x.to("foo"), y.to("foo"))
+    with foo_kernels_only(), pytest.raises(RuntimeError, match="`driver` other than `gels` is not supported on foo"):
+        torch.linalg.lstsq(a.to("foo"), b.to("foo"), driver="gelsy")
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_eigh_svd_non_finite_input_gives_nan(bad):
+    """The CPU raises LAPACK's non-convergence for a NaN/inf entry; foo cannot without a sync and
+    returns NaN everywhere instead (no sweep runs), never finite garbage. The other batch element
+    is unaffected."""
+    a = symmetric(6, torch.linspace(-1, 1, 6, dtype=torch.float64), batch=(2,), seed=5)
+    a[1, 2, 4] = a[1, 4, 2] = bad
+    with foo_kernels_only():
+        w, v = torch.linalg.eigh(a.to("foo"))
+        u, s, vh = torch.linalg.svd(a.to("foo"))
+    for t in (w, v, u, s, vh):
+        assert t[1].cpu().isnan().all()
+    torch.testing.assert_close(w[0].cpu(), torch.linalg.eigvalsh(a[0]))
+    torch.testing.assert_close(s[0].cpu(), torch.linalg.svdvals(a[0]))

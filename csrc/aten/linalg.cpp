@@ -1,7 +1,9 @@
 // Dense linear algebra on foo (kernels/linalg.cu): linalg_qr, linalg_cholesky_ex, triangular_solve
-// and linalg_solve_triangular, _cholesky_solve_helper (what cholesky_solve calls), and LU:
+// and linalg_solve_triangular, _cholesky_solve_helper (what cholesky_solve calls), cholesky_inverse, and LU:
 // linalg_lu_factor_ex, linalg_lu_solve and what the CPU builds on them (_linalg_solve_ex,
-// linalg_inv_ex, _linalg_det, _linalg_slogdet: the CPU's impl() bodies, on these kernels). The
+// linalg_inv_ex, _linalg_det, _linalg_slogdet: the CPU's impl() bodies, on these kernels), and the
+// Jacobi kernels' _linalg_eigh and _linalg_svd (what eigh/eigvalsh, svd/svdvals, pinv, matrix_rank,
+// matrix_norm(2/nuc) and cond reach), and linalg_lstsq as CUDA's 'gels' on QR. The
 // structured ones get ATen's meta checks, shapes and column-major output strides;
 // linalg_solve_triangular and _cholesky_solve_helper replay the CPU's checks (LinearAlgebraUtils.h). float32 and float64; complex
 // raises NotImplementedError. The composites above them (torch.linalg.cholesky's error from
@@ -11,21 +13,28 @@
 #include <ATen/native/LinearAlgebraUtils.h>
 #include <ATen/native/Resize.h>
 
+#include <algorithm>
+#include <cctype>
+#include <string>
 #include <optional>
 
 #include "aten/kernel_dtype.h"
 #include "kernels/linalg.h"
+#include "native/cholesky_inverse_out.h"
 #include "native/cholesky_out.h"
 #include "native/cholesky_solve_helper.h"
 #include "native/linalg_cholesky_ex_out.h"
 #include "native/linalg_det_out.h"
+#include "native/linalg_eigh_out.h"
 #include "native/linalg_inv_ex_out.h"
+#include "native/linalg_lstsq_out.h"
 #include "native/linalg_lu_factor_ex_out.h"
 #include "native/linalg_lu_solve_out.h"
 #include "native/linalg_qr_out.h"
 #include "native/linalg_slogdet_out.h"
 #include "native/linalg_solve_ex_out.h"
 #include "native/linalg_solve_triangular_out.h"
+#include "native/linalg_svd_out.h"
 #include "native/lu_unpack_out.h"
 #include "native/triangular_solve_out.h"
 #include "runtime/stream.h"
@@ -294,6 +303,34 @@ at::Tensor cholesky_solve_helper(const at::Tensor& self, const at::Tensor& A, bo
   return x;
 }
 
+// (L L^T)^-1 (upper: (U^T U)^-1) as cholesky_solve of the identity, then symmetrised as the CPU's
+// potri result is (one triangle computed, mirrored). A zero diagonal gives inf/NaN: the CPU's
+// error for it (potri's info) would need a host synchronisation.
+at::Tensor& cholesky_inverse_out(const at::Tensor& self, bool upper, at::Tensor& out) {
+  at::native::squareCheckInputs(self, "cholesky_inverse");
+  if (out.defined()) {
+    at::native::checkSameDevice("cholesky_inverse", out, self);
+    at::native::checkLinalgCompatibleDtype("cholesky_inverse", out, self);
+  }
+  check_kernel_dtype("cholesky_inverse", self.scalar_type(), kLinalgTypes);
+  at::Tensor x = empty_column_major(self.sizes(), self.options());
+  if (x.numel() > 0) {
+    x.zero_();
+    x.diagonal(0, -2, -1).fill_(1.);
+    const at::Tensor a = readable(self);
+    solve_in_place(a, x, /*lower=*/!upper, /*transpose=*/upper, /*unit=*/false);
+    solve_in_place(a, x, /*lower=*/!upper, /*transpose=*/!upper, /*unit=*/false);
+    x = at::add(x, x.mT()).mul_(0.5);
+  }
+  if (!out.defined()) {
+    out = x;
+  } else {
+    at::native::resize_output(out, x.sizes());
+    out.copy_(x);
+  }
+  return out;
+}
+
 TORCH_IMPL_FUNC(linalg_lu_factor_ex_out)(const at::Tensor& A, bool pivot, bool check_errors, const at::Tensor& LU,
                                           const at::Tensor& pivots, const at::Tensor& info) {
   if (A.numel() == 0) {
@@ -396,6 +433,173 @@ TORCH_IMPL_FUNC(lu_unpack_out)(const at::Tensor& LU, const at::Tensor& pivots, b
     apply_pivots(pivots, pt, /*reverse=*/false);
     P.copy_(pt.mT());
   }
+}
+
+// Sweeps of the Jacobi kernels: they converge quadratically, a handful of sweeps up to n = 512; the
+// limit only ends what cannot converge (NaN or inf entries).
+constexpr int32_t kJacobiSweeps = 40;
+
+TORCH_IMPL_FUNC(linalg_eigh_out)(const at::Tensor& A, c10::string_view uplo, bool compute_v, const at::Tensor& L,
+                                 const at::Tensor& V) {
+  if (A.numel() == 0) return;
+  check_kernel_dtype("linalg_eigh", A.scalar_type(), kLinalgTypes);
+  const at::Tensor ar = readable(A);
+  const int64_t batch = at::native::batchCount(A), n = A.size(-1);
+  const at::Tensor work = at::empty({batch, 2 * n * n + 4 * (n + 1)}, A.options().dtype(at::kDouble));
+  const at::Tensor w = L.is_contiguous() ? L : at::empty(L.sizes(), L.options());
+  const at::Tensor v = compute_v ? writable(V, {A}) : V;
+  foo::kernels::EighArgs args{};
+  args.dtype = kernel_dtype(A.scalar_type());
+  args.batch = batch;
+  args.n = n;
+  args.a = matrix_of(ar);
+  args.lower = std::toupper(static_cast<unsigned char>(uplo[0])) != 'U';
+  args.work = work.data_ptr();
+  args.w = w.data_ptr();
+  args.v = compute_v ? matrix_of(v) : LinalgMatrix{nullptr, 0, 0, 0};
+  args.max_sweeps = kJacobiSweeps;
+  FOO_CALL_KERNEL(linalg_eigh, stream_of(A), args);
+  copy_back(L, w);
+  if (compute_v) copy_back(V, v);
+  // The CPU raises when LAPACK's syevd does not converge (info > 0, NaN input): reading info would
+  // synchronise; Jacobi ends after kJacobiSweeps with what it has.
+}
+
+TORCH_IMPL_FUNC(linalg_svd_out)(const at::Tensor& A, bool full_matrices, bool compute_uv,
+                                std::optional<c10::string_view> driver, const at::Tensor& U, const at::Tensor& S,
+                                const at::Tensor& Vh) {
+  if (A.numel() == 0) {  // the CPU's: the identity is an SVD of an empty matrix
+    if (compute_uv && full_matrices) {
+      if (U.numel() != 0) {
+        U.zero_();
+        U.diagonal(0, -2, -1).fill_(1.);
+      }
+      if (Vh.numel() != 0) {
+        Vh.zero_();
+        Vh.diagonal(0, -2, -1).fill_(1.);
+      }
+    }
+    return;
+  }
+  TORCH_CHECK(!driver.has_value(),
+              "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER backend.");
+  check_kernel_dtype("linalg_svd", A.scalar_type(), kLinalgTypes);
+  // A wide matrix is the SVD of A^T = V S U^T: the kernel sees m >= n.
+  const int64_t m = A.size(-2), n = A.size(-1);
+  const bool wide = m < n;
+  const int64_t rows = wide ? n : m, k = wide ? m : n;
+  const at::Tensor ar = readable(A);
+  const int64_t batch = at::native::batchCount(A);
+  const at::Tensor work = at::empty({batch, rows * k + k * k + 2 * (k + 1)}, A.options().dtype(at::kDouble));
+  const at::Tensor s = S.is_contiguous() ? S : at::empty(S.sizes(), S.options());
+  at::DimVector left_sizes(A.sizes().begin(), A.sizes().end() - 2), right_sizes = left_sizes;
+  left_sizes.append({rows, k});
+  right_sizes.append({k, k});
+  const at::Tensor left = compute_uv ? empty_column_major(left_sizes, A.options()) : at::Tensor();
+  const at::Tensor right = compute_uv ? empty_column_major(right_sizes, A.options()) : at::Tensor();
+  foo::kernels::SvdArgs args{};
+  args.dtype = kernel_dtype(A.scalar_type());
+  args.batch = batch;
+  args.m = rows;
+  args.n = k;
+  args.a = wide ? transposed(matrix_of(ar)) : matrix_of(ar);
+  args.work = work.data_ptr();
+  args.s = s.data_ptr();
+  args.u = compute_uv ? matrix_of(left) : LinalgMatrix{nullptr, 0, 0, 0};
+  args.v = compute_uv ? matrix_of(right) : LinalgMatrix{nullptr, 0, 0, 0};
+  args.max_sweeps = kJacobiSweeps;
+  FOO_CALL_KERNEL(linalg_svd, stream_of(A), args);
+  copy_back(S, s);
+  if (!compute_uv) return;
+  // The left vectors u_j / sigma_j are orthonormal up to rounding, but zero where sigma_j = 0 (the
+  // last columns, sigma descending) and only k of them: a Householder QR completes them (complete
+  // mode for full_matrices) and re-orthonormalises; Q's columns times sign(R_jj) are the u_j.
+  const auto [q, r] = at::linalg_qr(left, full_matrices && rows > k ? "complete" : "reduced");
+  const at::Tensor sign = at::ge(r.diagonal(0, -2, -1), 0).to(A.scalar_type()).mul_(2).sub_(1);
+  q.narrow(-1, 0, k).mul_(sign.unsqueeze(-2));
+  if (!wide) {
+    U.copy_(q);
+    Vh.copy_(right.mT());
+  } else {
+    U.copy_(right);
+    Vh.copy_(q.mT());
+  }
+}
+
+// torch.linalg.lstsq as CUDA runs it: the CPU's checks, then driver 'gels' only (CUDA's default and
+// only driver; the CPU's default gelsy and gelss/gelsd compute rank and singular values, which stay
+// empty here as on CUDA). A is assumed of full rank, as gels does: a tall or square A is solved by
+// its Householder QR (x = R^-1 Q^T b, residuals ||b - A x||^2 per column when m > n), a wide one
+// by the QR of A^T (the minimum-norm x = Q R^-T b). A rank-deficient A gives inf/NaN: the CPU's
+// gels error reads info (a sync). Batch dims broadcast; a vector b gives a vector x.
+std::tuple<at::Tensor&, at::Tensor&, at::Tensor&, at::Tensor&> linalg_lstsq_out(
+    const at::Tensor& self, const at::Tensor& b, std::optional<double> rcond, std::optional<c10::string_view> driver,
+    at::Tensor& solution, at::Tensor& residuals, at::Tensor& rank, at::Tensor& singular_values) {
+  (void)rcond;  // only the rank-revealing drivers use it
+  TORCH_CHECK(self.dim() >= 2, "torch.linalg.lstsq: input must have at least 2 dimensions.");
+  TORCH_CHECK(b.dim() >= 1, "torch.linalg.lstsq: other must have at least 1 dimension.");
+  TORCH_CHECK(self.scalar_type() == b.scalar_type(),
+              "torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype ",
+              self.scalar_type(), " and other's dtype ", b.scalar_type());
+  const int64_t dim_diff = self.dim() - b.dim();
+  TORCH_CHECK(0 <= dim_diff && dim_diff <= 1,
+              "torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) <= 1");
+  const bool vector_case = dim_diff == 1;
+  const at::Tensor b2 = vector_case ? b.unsqueeze(-1) : b;
+  TORCH_CHECK(self.size(-2) == b2.size(-2), vector_case ? "torch.linalg.lstsq: input.size(-2) should match other.size(-1)"
+                                                         : "torch.linalg.lstsq: input.size(-2) should match other.size(-2)");
+  at::native::checkSameDevice("torch.linalg.lstsq", b, self, "other");
+  // The functional form (CompositeExplicitAutograd upstream, registered here from this entry)
+  // passes undefined outputs: the CPU's functional allocates them empty, so do we.
+  const at::ScalarType real_dtype = c10::toRealValueType(self.scalar_type());
+  if (!solution.defined()) solution = at::empty({0}, self.options());
+  if (!residuals.defined()) residuals = at::empty({0}, self.options().dtype(real_dtype));
+  if (!rank.defined()) rank = at::empty({0}, self.options().dtype(at::kLong));
+  if (!singular_values.defined()) singular_values = at::empty({0}, self.options().dtype(real_dtype));
+  at::native::checkSameDevice("torch.linalg.lstsq", solution, self, "solution");
+  at::native::checkSameDevice("torch.linalg.lstsq", residuals, self, "residuals");
+  at::native::checkSameDevice("torch.linalg.lstsq", rank, self, "rank");
+  at::native::checkSameDevice("torch.linalg.lstsq", singular_values, self, "singular_values");
+  at::native::checkLinalgCompatibleDtype("torch.linalg.lstsq", solution, self, "solution");
+  at::native::checkLinalgCompatibleDtype("torch.linalg.lstsq", residuals.scalar_type(), real_dtype, "solution");
+  at::native::checkLinalgCompatibleDtype("torch.linalg.lstsq", rank.scalar_type(), at::kLong, "rank");
+  at::native::checkLinalgCompatibleDtype("torch.linalg.lstsq", singular_values.scalar_type(), real_dtype,
+                                         "singular_values");
+  if (driver.has_value()) {
+    std::string name(*driver);
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    TORCH_CHECK(name == "gels", "torch.linalg.lstsq: `driver` other than `gels` is not supported on foo (as on CUDA)");
+  }
+  check_kernel_dtype("linalg_lstsq", self.scalar_type(), kLinalgTypes);
+  const int64_t m = self.size(-2), n = self.size(-1), nrhs = b2.size(-1);
+  at::DimVector batch = at::infer_size_dimvector(self.sizes().slice(0, self.dim() - 2), b2.sizes().slice(0, b2.dim() - 2));
+  at::DimVector a_sizes = batch, b_sizes = batch, x_sizes = batch;
+  a_sizes.append({m, n});
+  b_sizes.append({m, nrhs});
+  x_sizes.append({n, nrhs});
+  const at::Tensor A = self.expand(a_sizes), B = b2.expand(b_sizes);
+  at::Tensor x, res;
+  if (m == 0 || n == 0 || nrhs == 0) {  // gels' quick return zeroes B: x and the residuals are 0
+    x = at::zeros(x_sizes, self.options());
+    at::DimVector res_sizes = batch;
+    res_sizes.push_back(nrhs);
+    if (m > n) res = at::zeros(res_sizes, self.options());
+  } else if (m >= n) {
+    const auto [q, r] = at::linalg_qr(A, "reduced");
+    x = at::linalg_solve_triangular(r, at::matmul(q.mT(), B), /*upper=*/true);
+    if (m > n) res = (B - at::matmul(A, x)).pow_(2).sum(-2);
+  } else {
+    const auto [q, r] = at::linalg_qr(A.mT(), "reduced");  // A^T = Q R: A x = R^T Q^T x = b
+    x = at::matmul(q, at::linalg_solve_triangular(r.mT(), B, /*upper=*/false));
+  }
+  const at::Tensor sol = vector_case ? x.squeeze(-1) : x;
+  at::native::resize_output(solution, sol.sizes());
+  solution.copy_(sol);
+  if (res.defined()) {
+    at::native::resize_output(residuals, res.sizes());
+    residuals.copy_(res);
+  }
+  return std::forward_as_tuple(solution, residuals, rank, singular_values);
 }
 
 }  // namespace foo::native

@@ -2,7 +2,7 @@
 // Dense linear algebra on batches of small and medium matrices (linalg.cu): Householder QR
 // (linalg_qr), Cholesky (linalg_cholesky_ex), triangular solves (linalg_solve_triangular,
 // triangular_solve, _cholesky_solve_helper) and LU with partial pivoting (linalg_lu_factor_ex,
-// linalg_lu_solve). One block per matrix, the matrix in global memory
+// linalg_lu_solve), and Jacobi eigendecomposition / SVD (_linalg_eigh, _linalg_svd). One block per matrix, the matrix in global memory
 // and read through its strides, a grid-stride loop over the batch; float32 and float64.
 #include "kernels/dispatch.h"
 #include "kernels/dtype.h"
@@ -82,10 +82,47 @@ struct PivotArgs {
   bool reverse;
 };
 
+// Symmetric eigendecomposition by cyclic two-sided Jacobi, rotations in parallel (the round-robin
+// order: n/2 disjoint pairs per step, every pair once in n - 1 steps per sweep), computed in
+// double for float32 too. Reads the `lower` (else the upper) triangle of a (n x n). work: a double
+// workspace, batch x (2 n^2 + 4 (n + 1)) elements (contiguous; the symmetric matrix, the
+// eigenvectors, per-pair rotations). Writes the eigenvalues
+// ascending to w (batch x n, contiguous) and, when v.data is set, the eigenvectors (unit 2-norm
+// columns) to v in the same order. A pair rotates while |a_pq| > eps sqrt(|a_pp a_qq|) and
+// |a_pq| > eps ||A||_F / n; at most `max_sweeps` sweeps.
+struct EighArgs {
+  DType dtype;
+  int64_t batch, n;
+  LinalgMatrix a;
+  bool lower;
+  void* work;
+  void* w;
+  LinalgMatrix v;
+  int32_t max_sweeps;
+};
+
+// SVD of a (m x n, m >= n: the host passes A^T's strides for a wide matrix) by one-sided Jacobi
+// (Hestenes): column pairs (p, q) of a workspace copy rotate until |u_p . u_q| <= eps ||u_p|| ||u_q||,
+// round-robin order as EighArgs, at most `max_sweeps` sweeps, in double. work: batch x (m n + n^2 +
+// 2 (n + 1)) doubles. Writes the singular values descending to s (batch x n, contiguous) and, when u.data is
+// set, the left vectors u_p / sigma_p (m x n; a zero column where sigma_p = 0) to u and the right
+// vectors (n x n) to v, columns in the same order.
+struct SvdArgs {
+  DType dtype;
+  int64_t batch, m, n;
+  LinalgMatrix a;
+  void* work;
+  void* s;
+  LinalgMatrix u, v;
+  int32_t max_sweeps;
+};
+
 }  // namespace foo::kernels
 
 FOO_DECLARE_KERNEL(void, linalg_lu, (Stream stream, const LuArgs& args))
 FOO_DECLARE_KERNEL(void, linalg_apply_pivots, (Stream stream, const PivotArgs& args))
 FOO_DECLARE_KERNEL(void, linalg_qr, (Stream stream, const QrArgs& args))
 FOO_DECLARE_KERNEL(void, linalg_cholesky, (Stream stream, const CholeskyArgs& args))
+FOO_DECLARE_KERNEL(void, linalg_eigh, (Stream stream, const EighArgs& args))
+FOO_DECLARE_KERNEL(void, linalg_svd, (Stream stream, const SvdArgs& args))
 FOO_DECLARE_KERNEL(void, linalg_triangular_solve, (Stream stream, const TriangularSolveArgs& args))
