@@ -1476,6 +1476,7 @@ at::Tensor & wrapper_addmm_(at::Tensor & self, const at::Tensor & mat1, const at
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrapper__linalg_eigh_eigenvalues(const at::Tensor & A, c10::string_view UPLO, bool compute_v, at::Tensor & eigenvalues, at::Tensor & eigenvectors) {
+  FOO_COUNT_CALL("linalg_eigh_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_linalg_eigh.eigenvalues", "A", A, common_device_, false);
   check_device("aten::_linalg_eigh.eigenvalues", "eigenvalues", eigenvalues, common_device_, false);
@@ -1485,6 +1486,7 @@ at::Tensor & wrapper_addmm_(at::Tensor & self, const at::Tensor & mat1, const at
 }
 
 ::std::tuple<at::Tensor,at::Tensor> wrapper__linalg_eigh(const at::Tensor & A, c10::string_view UPLO, bool compute_v) {
+  FOO_COUNT_CALL("linalg_eigh_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_linalg_eigh", "A", A, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);

@@ -1092,6 +1092,7 @@ at::Tensor wrapper__cholesky_solve_helper(const at::Tensor & self, const at::Ten
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> wrapper__linalg_svd_U(const at::Tensor & A, bool full_matrices, bool compute_uv, ::std::optional<c10::string_view> driver, at::Tensor & U, at::Tensor & S, at::Tensor & Vh) {
+  FOO_COUNT_CALL("linalg_svd_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_linalg_svd.U", "A", A, common_device_, false);
   check_device("aten::_linalg_svd.U", "U", U, common_device_, false);
@@ -1102,6 +1103,7 @@ at::Tensor wrapper__cholesky_solve_helper(const at::Tensor & self, const at::Ten
 }
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrapper__linalg_svd(const at::Tensor & A, bool full_matrices, bool compute_uv, ::std::optional<c10::string_view> driver) {
+  FOO_COUNT_CALL("linalg_svd_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::_linalg_svd", "A", A, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);

@@ -1167,6 +1167,7 @@ at::Tensor wrapper_mm(const at::Tensor & self, const at::Tensor & mat2) {
 }
 
 at::Tensor & wrapper_cholesky_inverse_out(const at::Tensor & self, bool upper, at::Tensor & out) {
+  FOO_COUNT_CALL("cholesky_inverse_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::cholesky_inverse.out", "self", self, common_device_, false);
   check_device("aten::cholesky_inverse.out", "out", out, common_device_, false);
@@ -1175,6 +1176,7 @@ at::Tensor & wrapper_cholesky_inverse_out(const at::Tensor & self, bool upper, a
 }
 
 at::Tensor wrapper_cholesky_inverse(const at::Tensor & self, bool upper) {
+  FOO_COUNT_CALL("cholesky_inverse_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::cholesky_inverse", "self", self, common_device_, false);
   const c10::OptionalDeviceGuard device_guard_(common_device_);

@@ -1119,6 +1119,7 @@ at::Tensor wrapper_linalg_solve_triangular(const at::Tensor & self, const at::Te
 }
 
 ::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &,at::Tensor &> wrapper_linalg_lstsq_out(const at::Tensor & self, const at::Tensor & b, ::std::optional<double> rcond, ::std::optional<c10::string_view> driver, at::Tensor & solution, at::Tensor & residuals, at::Tensor & rank, at::Tensor & singular_values) {
+  FOO_COUNT_CALL("linalg_lstsq_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::linalg_lstsq.out", "self", self, common_device_, false);
   check_device("aten::linalg_lstsq.out", "b", b, common_device_, false);
@@ -1131,6 +1132,7 @@ at::Tensor wrapper_linalg_solve_triangular(const at::Tensor & self, const at::Te
 }
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor> wrapper_linalg_lstsq(const at::Tensor & self, const at::Tensor & b, ::std::optional<double> rcond, ::std::optional<c10::string_view> driver) {
+  FOO_COUNT_CALL("linalg_lstsq_out");
   ::std::optional<c10::Device> common_device_;
   check_device("aten::linalg_lstsq", "self", self, common_device_, false);
   check_device("aten::linalg_lstsq", "b", b, common_device_, false);
