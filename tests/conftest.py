@@ -106,7 +106,7 @@ def pytest_sessionfinish(session, exitstatus):
     entries = list(manifest.aten) + list(manifest.custom)
     missed = sorted({(e.kernel, e.line) for e in entries if not calls.get(e.kernel)}, key=lambda k: k[1])
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    reporter.ensure_newline()
+    reporter.write("\n")  # after the progress line, which has no newline yet
     if missed:
         lines = [f"  {kernel} (yaml/ops.yaml:{line})" for kernel, line in missed]
         reporter.write_line(f"coverage: {len(missed)} manifest kernels were never called by the suite:", red=True)
