@@ -270,3 +270,23 @@ def test_gradients_match_cpu(fn, real_in):
         (yd * gd.conj() if yd.is_complex() else yd * gd).real.sum().backward()
     torch.testing.assert_close(yd.detach().cpu(), yc.detach(), rtol=1e-12, atol=1e-12)
     torch.testing.assert_close(xd.grad.cpu(), xc.grad, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("fn", [lambda t: torch.fft.fftn(t, dim=(0, 2)), lambda t: torch.fft.fft(t, dim=1),
+                                lambda t: torch.fft.rfftn(t.real, dim=(2, 0)), lambda t: torch.fft.fft(t.real, dim=0),
+                                lambda t: torch.fft.irfftn(t, dim=(0, 1)), lambda t: torch.fft.hfft(t, dim=0)],
+                         ids=["fftn", "fft", "rfftn", "fft_real", "irfftn", "hfft"])
+def test_output_strides_match_meta(fn):
+    """Results have the strides ATen's meta functions predict for foo (MKL's layout: batch dims
+    in the input's stride order, transformed dims innermost), which torch.compile's fake tensors
+    rely on; permuted inputs make them non-contiguous."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    x = torch.randn(4, 5, 6, dtype=torch.complex64).to("foo").permute(2, 0, 1)
+    with foo_kernels_only():
+        real = fn(x)
+    with FakeTensorMode() as mode:
+        fake = fn(mode.from_tensor(x))
+    assert real.shape == fake.shape and real.dtype == fake.dtype
+    significant = [s for s, n in zip(real.stride(), real.shape) if n > 1]
+    assert significant == [s for s, n in zip(fake.stride(), fake.shape) if n > 1], (real.stride(), fake.stride())

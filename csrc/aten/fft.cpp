@@ -10,6 +10,7 @@
 #include <ATen/native/Resize.h>
 #include <ATen/native/SpectralOpsUtils.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -180,6 +181,53 @@ at::Tensor c2c_passes(at::Tensor x, at::IntArrayRef dims, bool forward, double s
   return x;
 }
 
+// The output strides ATen's meta functions predict for a device that is neither cuda nor a CPU
+// without MKL (torch/_meta_registrations.py, _exec_fft; MKL's layout): the dims not transformed
+// first, ordered by the input's strides (largest first, stable), then the transformed dims in
+// `dims` order, as one row-major block. torch.compile's fake tensors rely on it.
+at::DimVector exec_fft_strides(at::IntArrayRef in_strides, at::IntArrayRef out_sizes, at::IntArrayRef dims) {
+  const int64_t ndim = static_cast<int64_t>(out_sizes.size());
+  std::vector<bool> transformed(ndim, false);
+  for (int64_t d : dims) transformed[d] = true;
+  std::vector<int64_t> batch;
+  for (int64_t d = 0; d < ndim; ++d) {
+    if (!transformed[d]) batch.push_back(d);
+  }
+  std::stable_sort(batch.begin(), batch.end(), [&](int64_t a, int64_t b) { return in_strides[a] > in_strides[b]; });
+  // The contiguous strides of [batch, out_sizes[dims]...] (sizes below 1 count as 1).
+  const int64_t k = static_cast<int64_t>(dims.size());
+  std::vector<int64_t> block(k + 1);
+  int64_t acc = 1;
+  for (int64_t i = k - 1; i >= 0; --i) {
+    block[i + 1] = acc;
+    acc *= std::max<int64_t>(out_sizes[dims[i]], 1);
+  }
+  block[0] = acc;
+  at::DimVector strides(ndim, 0);
+  int64_t batch_numel = 1;
+  for (int64_t i = static_cast<int64_t>(batch.size()) - 1; i >= 0; --i) {
+    strides[batch[i]] = batch_numel * block[0];
+    batch_numel *= out_sizes[batch[i]];
+  }
+  for (int64_t i = 0; i < k; ++i) strides[dims[i]] = block[i + 1];
+  return strides;
+}
+
+// dims sorted by the input's strides, largest first (stable); the last one kept last when
+// exclude_last (meta's _sort_dims).
+at::DimVector sort_dims(at::IntArrayRef in_strides, at::IntArrayRef dims, bool exclude_last) {
+  at::DimVector sorted(dims.begin(), dims.end());
+  auto end = sorted.end() - (exclude_last ? 1 : 0);
+  std::stable_sort(sorted.begin(), end, [&](int64_t a, int64_t b) { return in_strides[a] > in_strides[b]; });
+  return sorted;
+}
+
+// result (contiguous) in the layout `strides`: itself when it has them, else a copy.
+at::Tensor with_strides(const at::Tensor& result, at::IntArrayRef strides) {
+  if (result.numel() <= 1 || result.strides() == strides) return result;
+  return at::empty_strided(result.sizes(), strides, result.options()).copy_(result);
+}
+
 at::Tensor& to_out(const at::Tensor& result, at::Tensor& out) {
   if (!out.defined()) {
     out = result;
@@ -197,10 +245,10 @@ at::Tensor& fft_c2c_out(const at::Tensor& self, at::IntArrayRef dim, int64_t nor
   TORCH_CHECK(self.is_complex());
   check_kernel_dtype("_fft_c2c", self.scalar_type(), kFftTypes);
   const double scale = norm_scale(norm_size(self.sizes(), dim), normalization);
-  at::Tensor x = self.contiguous();
-  at::Tensor result = dim.empty() || x.numel() == 0 ? at::empty(x.sizes(), x.options()).copy_(x) : c2c_passes(x, dim, forward, scale);
-  if (dim.empty() && scale != 1.0) result.mul_(scale);
-  return to_out(result, out);
+  if (dim.empty()) return to_out(self.clone(), out);  // as the CPU's: a copy (the norm's size is 1)
+  const at::Tensor result = c2c_passes(self.contiguous(), dim, forward, scale);
+  return to_out(with_strides(result, exec_fft_strides(self.strides(), self.sizes(), sort_dims(self.strides(), dim, false))),
+                out);
 }
 
 at::Tensor& fft_r2c_out(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization, bool onesided,
@@ -217,7 +265,7 @@ at::Tensor& fft_r2c_out(const at::Tensor& self, at::IntArrayRef dim, int64_t nor
   at::Tensor y = at::empty(sizes, self.options().dtype(c10::toComplexType(self.scalar_type())));
   fft_pass(x, y, last, n, /*forward=*/true, dim.size() == 1 ? scale : 1.0, Mode::RealIn);
   const at::Tensor result = c2c_passes(y, dim.slice(0, dim.size() - 1), /*forward=*/true, scale);
-  return to_out(result, out);
+  return to_out(with_strides(result, exec_fft_strides(self.strides(), sizes, sort_dims(self.strides(), dim, true))), out);
 }
 
 at::Tensor& fft_c2r_out(const at::Tensor& self, at::IntArrayRef dim, int64_t normalization, int64_t last_dim_size,
@@ -233,7 +281,13 @@ at::Tensor& fft_c2r_out(const at::Tensor& self, at::IntArrayRef dim, int64_t nor
   const at::Tensor x = c2c_passes(self.contiguous(), dim.slice(0, dim.size() - 1), /*forward=*/false, 1.0);
   at::Tensor result = at::empty(sizes, self.options().dtype(c10::toRealValueType(self.scalar_type())));
   fft_pass(x, result, last, last_dim_size, /*forward=*/false, scale, Mode::HermitianIn);
-  return to_out(result, out);
+  // The meta function's layout: the c2c over the other dims (its layout), then the last dim.
+  at::DimVector in_strides(self.strides().begin(), self.strides().end());
+  if (dim.size() > 1) {
+    const auto others = dim.slice(0, dim.size() - 1);
+    in_strides = exec_fft_strides(self.strides(), self.sizes(), sort_dims(self.strides(), others, false));
+  }
+  return to_out(with_strides(result, exec_fft_strides(in_strides, sizes, dim.slice(dim.size() - 1))), out);
 }
 
 }  // namespace foo::native
