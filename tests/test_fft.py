@@ -291,3 +291,14 @@ def test_output_strides_match_meta(fn):
     assert real.shape == fake.shape and real.dtype == fake.dtype
     significant = [s for s, n in zip(real.stride(), real.shape) if n > 1]
     assert significant == [s for s, n in zip(fake.stride(), fake.shape) if n > 1], (real.stride(), fake.stride())
+
+
+@pytest.mark.parametrize("shape, dtype", [((5000, 3), torch.complex64), ((5000, 11), torch.complex128),
+                                          ((40, 2 ** 16), torch.complex128)], ids=str)
+def test_more_lines_than_blocks(shape, dtype):
+    """More lines than the grid has blocks (4096, or fewer where 2 x the length per block would pass
+    64 MiB of scratch: 32 for 2^16 complex128): each block loops over lines, reusing its scratch."""
+    x = random(shape, dtype, 13)
+    with foo_kernels_only():
+        got = torch.fft.fft(x.to("foo"))
+    check(got, torch.fft.fft(x.to(torch.complex128)), dtype, shape[-1])
