@@ -152,8 +152,11 @@ void fft_pass(const at::Tensor& in, const at::Tensor& out, int64_t d, int64_t n,
     p.nfactors = static_cast<int>(factors.size());
     std::copy(factors.begin(), factors.end(), p.factors);
     p.twiddles = reinterpret_cast<const foo::kernels::complex_t<double>*>(twiddles.const_data_ptr());
-    const at::Tensor p_scratch = at::empty({2 * len}, chirp.options());
-    p.scratch = p_scratch.data_ptr();
+    at::Tensor p_scratch;
+    if (foo::kernels::fft_shared_bytes(len, sizeof(c10::complex<double>)) == 0) {
+      p_scratch = at::empty({2 * len}, chirp.options());
+      p.scratch = p_scratch.data_ptr();
+    }
     FOO_CALL_KERNEL(fft_1d, stream_of(in), p);
     args.chirp = reinterpret_cast<const foo::kernels::complex_t<double>*>(chirp.const_data_ptr());
     args.chirp_fft = reinterpret_cast<const foo::kernels::complex_t<double>*>(chirp_fft.const_data_ptr());
@@ -165,8 +168,11 @@ void fft_pass(const at::Tensor& in, const at::Tensor& out, int64_t d, int64_t n,
   args.twiddles = reinterpret_cast<const foo::kernels::complex_t<double>*>(twiddles.const_data_ptr());
   const int64_t elem = c10::elementSize(complex_type);
   const int64_t blocks = foo::kernels::fft_blocks(args.lines, args.fft_len, elem);
-  const at::Tensor scratch = at::empty({blocks * 2 * args.fft_len * elem}, in.options().dtype(at::kByte));
-  args.scratch = scratch.data_ptr();
+  at::Tensor scratch;
+  if (foo::kernels::fft_shared_bytes(args.fft_len, elem) == 0) {
+    scratch = at::empty({blocks * 2 * args.fft_len * elem}, in.options().dtype(at::kByte));
+    args.scratch = scratch.data_ptr();
+  }
   FOO_CALL_KERNEL(fft_1d, stream_of(in), args);
 }
 

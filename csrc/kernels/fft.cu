@@ -1,5 +1,5 @@
 // Discrete Fourier transforms (fft.h): a block per line, grid-stride over the lines. The line is
-// loaded into the block's global scratch, transformed by Stockham autosort stages (mixed radix
+// loaded into the block's shared memory (up to 48 KiB) or global scratch, transformed by Stockham autosort stages (mixed radix
 // 2/3/4/5/7, ping-pong between the scratch's two halves, one __syncthreads per stage), and
 // stored. Bluestein's algorithm for other lengths: the chirp-multiplied line is convolved with
 // the chirp by two power-of-two transforms (the chirp's own transform comes precomputed). An
@@ -79,7 +79,9 @@ __global__ void fft_kernel(FftArgs a) {
   using P = real_of_t<T>;
   const int64_t len = a.fft_len, n = a.n;
   const bool bluestein = len != n;
-  T* const half0 = static_cast<T*>(a.scratch) + static_cast<int64_t>(blockIdx.x) * 2 * len;
+  FOO_DYNAMIC_SHARED(T, smem);
+  T* const half0 = fft_shared_bytes(len, sizeof(T)) > 0 ? smem
+                                                         : static_cast<T*>(a.scratch) + static_cast<int64_t>(blockIdx.x) * 2 * len;
   T* const half1 = half0 + len;
   const P scale = static_cast<P>(a.scale);
   const P inv_len = P(1) / static_cast<P>(len);
@@ -128,7 +130,8 @@ void fft_1d(Stream stream, const FftArgs& args) {
   dispatch<kFftTypes>(args.dtype, "fft_1d", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const int64_t blocks = fft_blocks(args.lines, args.fft_len, sizeof(T));
-    launch("fft_1d", fft_kernel<T>, capped_grid(blocks), dim3(threads_for(args.fft_len / 2 + 1)), 0, stream, args);
+    launch("fft_1d", fft_kernel<T>, capped_grid(blocks), dim3(threads_for(args.fft_len / 2 + 1)),
+           static_cast<size_t>(fft_shared_bytes(args.fft_len, sizeof(T))), stream, args);
   });
 }
 

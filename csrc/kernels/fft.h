@@ -3,8 +3,8 @@
 // launch; a multi-dim FFT is a sequence of such passes (aten/fft.cpp), as pocketfft's and
 // cuFFT's plans are. Mixed radix 2/3/4/5/7 Stockham autosort for lengths whose factors are all
 // <= 7, Bluestein (chirp-z through a power-of-two transform of length >= 2n - 1) for the rest.
-// One block per line (grid-stride over the lines), the line in a global scratch of
-// 2 * fft_len elements per block. complex64 and complex128, twiddles from a double table the host
+// One block per line (grid-stride over the lines), the line in shared memory (2 * fft_len
+// elements up to 48 KiB) or a global scratch beyond. complex64 and complex128, twiddles from a double table the host
 // computes per plan.
 #include "kernels/dispatch.h"
 #include "kernels/dtype.h"
@@ -27,7 +27,7 @@ constexpr int kFftMaxFactors = 64;
 // fft_len; for Bluestein chirp[k] = exp(-pi i (k^2 mod 2n) / n), k < n, and chirp_fft the
 // forward transform of length fft_len of b (b_k = conj(chirp[|k|]) for |k| < n, k taken mod
 // fft_len; 0 elsewhere). scratch: blocks * 2 * fft_len elements of dtype, blocks the
-// launcher's grid (fft_blocks()).
+// launcher's grid (fft_blocks()), when fft_shared_bytes() is 0 (else unused: shared memory).
 struct FftArgs {
   DType dtype;  // Complex64 or Complex128
   int64_t lines, inner, n;
@@ -47,6 +47,14 @@ struct FftArgs {
   const complex_t<double>* chirp_fft;
   void* scratch;
 };
+
+// Dynamic shared memory of a block of fft_1d: the line's 2 * fft_len elements when they fit in
+// 48 KiB (the default limit; 3072 complex64 / 1536 complex128), else 0 and the line lives in the
+// global scratch (args.scratch, needed only then).
+FOO_HD int64_t fft_shared_bytes(int64_t fft_len, int64_t elem_size) {
+  const int64_t bytes = 2 * fft_len * elem_size;
+  return bytes <= 48 * 1024 ? bytes : 0;
+}
 
 // The grid of fft_1d for `lines` lines of fft_len elements of elem_size bytes: at most as many
 // blocks as keep the scratch under 64 MiB (at least one).
