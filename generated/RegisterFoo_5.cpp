@@ -12,6 +12,8 @@
 #include "native/bmm_out.h"
 #include "native/lu_unpack_out.h"
 #include "native/linalg_det_out.h"
+#include "native/fft_r2c_out.h"
+#include "native/fft_c2r_out.h"
 #include "native/mean_out.h"
 #include "native/max_dim_out.h"
 #include "native/argmin_out.h"
@@ -1696,6 +1698,44 @@ at::Tensor wrapper_bmm(const at::Tensor & self, const at::Tensor & mat2) {
   return at::wrapper_PrivateUse1__linalg_det(A);
 }
 
+at::Tensor & wrapper__fft_r2c_out(const at::Tensor & self, at::IntArrayRef dim, int64_t normalization, bool onesided, at::Tensor & out) {
+  FOO_COUNT_CALL("fft_r2c_out");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_fft_r2c.out", "self", self, common_device_, false);
+  check_device("aten::_fft_r2c.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::fft_r2c_out(self, dim, normalization, onesided, out);
+}
+
+at::Tensor wrapper__fft_r2c(const at::Tensor & self, at::IntArrayRef dim, int64_t normalization, bool onesided) {
+  FOO_COUNT_CALL("fft_r2c_out");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_fft_r2c", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::fft_r2c_out(self, dim, normalization, onesided, out);
+  return out;
+}
+
+at::Tensor & wrapper__fft_c2r_out(const at::Tensor & self, at::IntArrayRef dim, int64_t normalization, c10::SymInt last_dim_size, at::Tensor & out) {
+  FOO_COUNT_CALL("fft_c2r_out");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_fft_c2r.out", "self", self, common_device_, false);
+  check_device("aten::_fft_c2r.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::fft_c2r_out(self, dim, normalization, last_dim_size.guard_int(__FILE__, __LINE__), out);
+}
+
+at::Tensor wrapper__fft_c2r(const at::Tensor & self, at::IntArrayRef dim, int64_t normalization, c10::SymInt last_dim_size) {
+  FOO_COUNT_CALL("fft_c2r_out");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_fft_c2r", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::fft_c2r_out(self, dim, normalization, last_dim_size.guard_int(__FILE__, __LINE__), out);
+  return out;
+}
+
 at::Tensor & wrapper_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
   FOO_COUNT_CALL("mean_out");
   ::std::optional<c10::Device> common_device_;
@@ -2177,6 +2217,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("lu_unpack", TORCH_FN(wrapper_lu_unpack));
   m.impl("_linalg_det.result", TORCH_FN(wrapper__linalg_det_result));
   m.impl("_linalg_det", TORCH_FN(wrapper__linalg_det));
+  m.impl("_fft_r2c.out", TORCH_FN(wrapper__fft_r2c_out));
+  m.impl("_fft_r2c", TORCH_FN(wrapper__fft_r2c));
+  m.impl("_fft_c2r.out", TORCH_FN(wrapper__fft_c2r_out));
+  m.impl("_fft_c2r", TORCH_FN(wrapper__fft_c2r));
   m.impl("mean.out", TORCH_FN(wrapper_mean_out));
   m.impl("mean.dim", TORCH_FN(wrapper_mean_dim));
   m.impl("max.dim_max", TORCH_FN(wrapper_max_dim_max));

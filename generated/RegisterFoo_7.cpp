@@ -18,6 +18,7 @@
 #include "native/linalg_solve_ex_out.h"
 #include "native/linalg_inv_ex_out.h"
 #include "native/linalg_lstsq_out.h"
+#include "native/fft_c2c_out.h"
 #include "native/amax_out.h"
 #include "native/max_unary_out.h"
 #include "native/fused_rms_norm_backward.h"
@@ -1145,6 +1146,25 @@ at::Tensor wrapper_linalg_solve_triangular(const at::Tensor & self, const at::Te
   return ::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor>(solution, residuals, rank, singular_values);
 }
 
+at::Tensor & wrapper__fft_c2c_out(const at::Tensor & self, c10::SymIntArrayRef dim, int64_t normalization, bool forward, at::Tensor & out) {
+  FOO_COUNT_CALL("fft_c2c_out");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_fft_c2c.out", "self", self, common_device_, false);
+  check_device("aten::_fft_c2c.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::fft_c2c_out(self, C10_AS_INTARRAYREF_SLOW(dim), normalization, forward, out);
+}
+
+at::Tensor wrapper__fft_c2c(const at::Tensor & self, c10::SymIntArrayRef dim, int64_t normalization, bool forward) {
+  FOO_COUNT_CALL("fft_c2c_out");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_fft_c2c", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  foo::native::fft_c2c_out(self, C10_AS_INTARRAYREF_SLOW(dim), normalization, forward, out);
+  return out;
+}
+
 at::Tensor & wrapper_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool keepdim, at::Tensor & out) {
   FOO_COUNT_CALL("amax_out");
   ::std::optional<c10::Device> common_device_;
@@ -1475,6 +1495,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("linalg_inv_ex", TORCH_FN(wrapper_linalg_inv_ex));
   m.impl("linalg_lstsq.out", TORCH_FN(wrapper_linalg_lstsq_out));
   m.impl("linalg_lstsq", TORCH_FN(wrapper_linalg_lstsq));
+  m.impl("_fft_c2c.out", TORCH_FN(wrapper__fft_c2c_out));
+  m.impl("_fft_c2c", TORCH_FN(wrapper__fft_c2c));
   m.impl("amax.out", TORCH_FN(wrapper_amax_out));
   m.impl("amax", TORCH_FN(wrapper_amax));
   m.impl("max.unary_out", TORCH_FN(wrapper_max_unary_out));
