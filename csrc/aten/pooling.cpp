@@ -29,9 +29,9 @@ using foo::kernels::PoolKind;
 
 // (n, c, h, w) strides of a 3-d ([C, H, W], one image) or 4-d tensor.
 ImageRef image_ref(const at::Tensor& t) {
-  if (!t.defined()) return {nullptr, 0, 0, 0, 0};
+  if (!t.defined()) return {nullptr, 0, 0, 0, 0, 0};
   const int64_t o = t.dim() - 3;
-  return {t.data_ptr(), o ? t.stride(0) : 0, t.stride(o), t.stride(o + 1), t.stride(o + 2)};
+  return {t.data_ptr(), o ? t.stride(0) : 0, t.stride(o), 0, t.stride(o + 1), t.stride(o + 2)};
 }
 
 bool channels_last(const at::Tensor& t) { return t.dim() == 4 && !t.is_contiguous() && t.is_contiguous(at::MemoryFormat::ChannelsLast); }

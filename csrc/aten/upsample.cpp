@@ -35,7 +35,7 @@ void check_dtype(const char* op, const at::Tensor& t, bool bytes = false) {
 at::Tensor as_2d(const at::Tensor& t) { return t.dim() == 3 ? t.unsqueeze(2) : t; }
 
 foo::kernels::ImageRef image_ref(const at::Tensor& t) {
-  return {t.data_ptr(), t.stride(0), t.stride(1), t.stride(2), t.stride(3)};
+  return {t.data_ptr(), t.stride(0), t.stride(1), 0, t.stride(2), t.stride(3)};
 }
 
 // input: the low-resolution side (grad_input backward), output: the high-resolution side.

@@ -45,8 +45,8 @@ __global__ void pool_forward_kernel(PoolArgs a) {
   const Image<const T> in = image<const T>(a.input);
   const Image<T> out = image<T>(a.output);
   const Image<int64_t> idx = image<int64_t>(a.indices);
-  for_each_element(ImageIndex{a.c, a.out_h, a.out_w, a.channels_last}, a.n, [&](int64_t n, int64_t c, int64_t oh,
-                                                                                int64_t ow) {
+  const ImageIndex walk{a.c, 1, a.out_h, a.out_w, a.channels_last};
+  for_each_element(walk, a.n, [&](int64_t n, int64_t c, int64_t /*d*/, int64_t oh, int64_t ow) {
     const T* plane = in.plane(n, c);
     if constexpr (Kind == PoolKind::Max || Kind == PoolKind::AdaptiveMax) {
       int64_t h0, h1, w0, w1, dh = 1, dw = 1;
@@ -78,15 +78,15 @@ __global__ void pool_forward_kernel(PoolArgs a) {
           }
         }
       }
-      out.at(n, c, oh, ow) = cast<T>(best);
-      idx.at(n, c, oh, ow) = best_index;
+      out.at(n, c, 0, oh, ow) = cast<T>(best);
+      idx.at(n, c, 0, oh, ow) = best_index;
     } else {
       int64_t h0, h1, w0, w1, divisor;
       if constexpr (Kind == PoolKind::Avg) {
         const AvgWindow win = avg_window(a, oh, ow);
         h0 = win.h0, h1 = win.h1, w0 = win.w0, w1 = win.w1, divisor = win.divisor;
         if (h0 >= h1 || w0 >= w1) {
-          out.at(n, c, oh, ow) = cast<T>(Acc(0));
+          out.at(n, c, 0, oh, ow) = cast<T>(Acc(0));
           return;
         }
       } else {
@@ -100,7 +100,7 @@ __global__ void pool_forward_kernel(PoolArgs a) {
       for (int64_t h = h0; h < h1; ++h) {
         for (int64_t w = w0; w < w1; ++w) sum += static_cast<Acc>(plane[h * in.sh + w * in.sw]);
       }
-      out.at(n, c, oh, ow) = cast<T>(sum / static_cast<Acc>(divisor));
+      out.at(n, c, 0, oh, ow) = cast<T>(sum / static_cast<Acc>(divisor));
     }
   });
 }
@@ -112,8 +112,8 @@ __global__ void pool_backward_kernel(PoolArgs a) {
   const Image<T> gi = image<T>(a.input);
   const Image<const T> go = image<const T>(a.output);
   const Image<const int64_t> idx = image<const int64_t>(a.indices);
-  for_each_element(ImageIndex{a.c, a.in_h, a.in_w, a.channels_last}, a.n, [&](int64_t n, int64_t c, int64_t h,
-                                                                              int64_t w) {
+  const ImageIndex walk{a.c, 1, a.in_h, a.in_w, a.channels_last};
+  for_each_element(walk, a.n, [&](int64_t n, int64_t c, int64_t /*d*/, int64_t h, int64_t w) {
     // The outputs whose windows may hold (h, w).
     int64_t oh0, oh1, ow0, ow1;
     if constexpr (Kind == PoolKind::Max || Kind == PoolKind::Avg) {
@@ -135,7 +135,7 @@ __global__ void pool_backward_kernel(PoolArgs a) {
       for (int64_t ow = ow0; ow < ow1; ++ow) {
         const Acc v = static_cast<Acc>(g[oh * go.sh + ow * go.sw]);
         if constexpr (Kind == PoolKind::Max || Kind == PoolKind::AdaptiveMax) {
-          if (idx.at(n, c, oh, ow) == h * a.in_w + w) sum += v;
+          if (idx.at(n, c, 0, oh, ow) == h * a.in_w + w) sum += v;
         } else if constexpr (Kind == PoolKind::Avg) {
           const AvgWindow win = avg_window(a, oh, ow);
           if (win.h0 < win.h1 && win.w0 < win.w1) sum += v / static_cast<Acc>(win.divisor);
@@ -146,7 +146,7 @@ __global__ void pool_backward_kernel(PoolArgs a) {
         }
       }
     }
-    gi.at(n, c, h, w) = cast<T>(sum);
+    gi.at(n, c, 0, h, w) = cast<T>(sum);
   });
 }
 

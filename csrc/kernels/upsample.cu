@@ -122,18 +122,18 @@ __global__ void upsample_forward_kernel(UpsampleArgs a, Maps<T, Kind> m) {
   using Acc = opmath_t<T>;
   const Image<const T> in = image<const T>(a.input);
   const Image<T> out = image<T>(a.output);
-  for_each_element(ImageIndex{a.c, a.out_h, a.out_w, a.channels_last}, a.n, [&](int64_t n, int64_t c, int64_t oh,
-                                                                                int64_t ow) {
+  const ImageIndex walk{a.c, 1, a.out_h, a.out_w, a.channels_last};
+  for_each_element(walk, a.n, [&](int64_t n, int64_t c, int64_t /*d*/, int64_t oh, int64_t ow) {
     const T* plane = in.plane(n, c);
     if constexpr (Kind == UpsampleKind::Nearest) {
-      out.at(n, c, oh, ow) = plane[m.h.source(oh) * in.sh + m.w.source(ow) * in.sw];
+      out.at(n, c, 0, oh, ow) = plane[m.h.source(oh) * in.sh + m.w.source(ow) * in.sw];
     } else {
       int64_t h0, h1, w0, w1;
       Acc hl0, hl1, wl0, wl1;
       m.h.source(oh, h0, h1, hl0, hl1);
       m.w.source(ow, w0, w1, wl0, wl1);
       auto v = [&](int64_t h, int64_t w) { return static_cast<Acc>(plane[h * in.sh + w * in.sw]); };
-      out.at(n, c, oh, ow) = cast<T>(hl0 * (wl0 * v(h0, w0) + wl1 * v(h0, w1)) + hl1 * (wl0 * v(h1, w0) + wl1 * v(h1, w1)));
+      out.at(n, c, 0, oh, ow) = cast<T>(hl0 * (wl0 * v(h0, w0) + wl1 * v(h0, w1)) + hl1 * (wl0 * v(h1, w0) + wl1 * v(h1, w1)));
     }
   });
 }
@@ -144,8 +144,8 @@ __global__ void upsample_backward_kernel(UpsampleArgs a, Maps<T, Kind> m) {
   using Acc = opmath_t<T>;
   const Image<T> gi = image<T>(a.input);
   const Image<const T> go = image<const T>(a.output);
-  for_each_element(ImageIndex{a.c, a.in_h, a.in_w, a.channels_last}, a.n, [&](int64_t n, int64_t c, int64_t h,
-                                                                              int64_t w) {
+  const ImageIndex walk{a.c, 1, a.in_h, a.in_w, a.channels_last};
+  for_each_element(walk, a.n, [&](int64_t n, int64_t c, int64_t /*d*/, int64_t h, int64_t w) {
     int64_t oh0, oh1, ow0, ow1;
     readers(m.h, h, oh0, oh1);
     readers(m.w, w, ow0, ow1);
@@ -160,7 +160,7 @@ __global__ void upsample_backward_kernel(UpsampleArgs a, Maps<T, Kind> m) {
       }
       sum += wh * row;
     }
-    gi.at(n, c, h, w) = cast<T>(sum);
+    gi.at(n, c, 0, h, w) = cast<T>(sum);
   });
 }
 
