@@ -219,7 +219,8 @@ def _tests(e: LineDict, path: str, allowed) -> Tests:
         if not isinstance(key, str) or not key.strip():
             raise ManifestError(
                 path, skip.key_lines[key], f"skip key {key!r} is not a case, dtype or OpInfo variant name",
-                "use e.g. out, inplace, noncontiguous, gradient, gradcheck, float16 or a variant name (quote it)",
+                "use e.g. out, inplace, noncontiguous, gradient, gradcheck, float16, a variant name (quote it) "
+                "or variant.float16",
             )
         if not isinstance(reason, str) or not reason.strip():
             raise ManifestError(

@@ -20,6 +20,9 @@
 #include "native/batch_norm_with_update.h"
 #include "native/upsample_nearest1d_backward_out.h"
 #include "native/upsample_bilinear2d_out.h"
+#include "native/upsample_nearest3d_out.h"
+#include "native/_upsample_nearest_exact2d_out.h"
+#include "native/upsample_bicubic2d_backward_out.h"
 #include "native/reflection_pad1d_out.h"
 #include "native/replication_pad2d_out.h"
 #include "native/replication_pad2d_backward_out.h"
@@ -597,6 +600,282 @@ at::Tensor wrapper_PrivateUse1_upsample_bilinear2d(const at::Tensor & self, at::
 structured_upsample_bilinear2d_out_functional op;
 op.meta(self, output_size, align_corners, scales_h, scales_w);
 op.impl(self, output_size, align_corners, scales_h, scales_w, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_upsample_nearest3d_out_out final : public ::foo::native::structured_upsample_nearest3d_out {
+    structured_upsample_nearest3d_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_upsample_nearest3d_out_out(const at::Tensor & self, at::IntArrayRef output_size, ::std::optional<double> scales_d, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & out) {
+structured_upsample_nearest3d_out_out op(out);
+op.meta(self, output_size, scales_d, scales_h, scales_w);
+op.impl(self, output_size, scales_d, scales_h, scales_w, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_upsample_nearest3d_out_functional final : public ::foo::native::structured_upsample_nearest3d_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_upsample_nearest3d(const at::Tensor & self, at::IntArrayRef output_size, ::std::optional<double> scales_d, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+structured_upsample_nearest3d_out_functional op;
+op.meta(self, output_size, scales_d, scales_h, scales_w);
+op.impl(self, output_size, scales_d, scales_h, scales_w, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured__upsample_nearest_exact2d_out_out final : public ::foo::native::structured__upsample_nearest_exact2d_out {
+    structured__upsample_nearest_exact2d_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1__upsample_nearest_exact2d_out_out(const at::Tensor & self, at::IntArrayRef output_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & out) {
+structured__upsample_nearest_exact2d_out_out op(out);
+op.meta(self, output_size, scales_h, scales_w);
+op.impl(self, output_size, scales_h, scales_w, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured__upsample_nearest_exact2d_out_functional final : public ::foo::native::structured__upsample_nearest_exact2d_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1__upsample_nearest_exact2d(const at::Tensor & self, at::IntArrayRef output_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+structured__upsample_nearest_exact2d_out_functional op;
+op.meta(self, output_size, scales_h, scales_w);
+op.impl(self, output_size, scales_h, scales_w, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_upsample_bicubic2d_backward_out_out final : public ::foo::native::structured_upsample_bicubic2d_backward_out {
+    structured_upsample_bicubic2d_backward_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_upsample_bicubic2d_backward_out_grad_input(const at::Tensor & grad_output, at::IntArrayRef output_size, at::IntArrayRef input_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & grad_input) {
+structured_upsample_bicubic2d_backward_out_out op(grad_input);
+op.meta(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
+op.impl(grad_output, output_size, input_size, align_corners, scales_h, scales_w, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return grad_input;
+}
+
+struct structured_upsample_bicubic2d_backward_out_functional final : public ::foo::native::structured_upsample_bicubic2d_backward_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_upsample_bicubic2d_backward(const at::Tensor & grad_output, at::IntArrayRef output_size, at::IntArrayRef input_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+structured_upsample_bicubic2d_backward_out_functional op;
+op.meta(grad_output, output_size, input_size, align_corners, scales_h, scales_w);
+op.impl(grad_output, output_size, input_size, align_corners, scales_h, scales_w, op.outputs_[0]);
 return std::move(op.outputs_[0]);
 }
 
@@ -1345,6 +1624,57 @@ at::Tensor wrapper_upsample_bilinear2d(const at::Tensor & self, c10::SymIntArray
   return at::wrapper_PrivateUse1_upsample_bilinear2d(self, C10_AS_INTARRAYREF_SLOW(output_size), align_corners, scales_h, scales_w);
 }
 
+at::Tensor & wrapper_upsample_nearest3d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales_d, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & out) {
+  FOO_COUNT_CALL("upsample_nearest3d_out");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest3d.out", "self", self, common_device_, false);
+  check_device("aten::upsample_nearest3d.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_upsample_nearest3d_out_out(self, C10_AS_INTARRAYREF_SLOW(output_size), scales_d, scales_h, scales_w, out);
+}
+
+at::Tensor wrapper_upsample_nearest3d(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales_d, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+  FOO_COUNT_CALL("upsample_nearest3d_out");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest3d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_upsample_nearest3d(self, C10_AS_INTARRAYREF_SLOW(output_size), scales_d, scales_h, scales_w);
+}
+
+at::Tensor & wrapper__upsample_nearest_exact2d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & out) {
+  FOO_COUNT_CALL("_upsample_nearest_exact2d_out");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_upsample_nearest_exact2d.out", "self", self, common_device_, false);
+  check_device("aten::_upsample_nearest_exact2d.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1__upsample_nearest_exact2d_out_out(self, C10_AS_INTARRAYREF_SLOW(output_size), scales_h, scales_w, out);
+}
+
+at::Tensor wrapper__upsample_nearest_exact2d(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+  FOO_COUNT_CALL("_upsample_nearest_exact2d_out");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_upsample_nearest_exact2d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1__upsample_nearest_exact2d(self, C10_AS_INTARRAYREF_SLOW(output_size), scales_h, scales_w);
+}
+
+at::Tensor & wrapper_upsample_bicubic2d_backward_grad_input(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("upsample_bicubic2d_backward_out");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_bicubic2d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::upsample_bicubic2d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_upsample_bicubic2d_backward_out_grad_input(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), align_corners, scales_h, scales_w, grad_input);
+}
+
+at::Tensor wrapper_upsample_bicubic2d_backward(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, bool align_corners, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+  FOO_COUNT_CALL("upsample_bicubic2d_backward_out");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_bicubic2d_backward", "grad_output", grad_output, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_upsample_bicubic2d_backward(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), align_corners, scales_h, scales_w);
+}
+
 at::Tensor & wrapper_reflection_pad1d_out(const at::Tensor & self, c10::SymIntArrayRef padding, at::Tensor & out) {
   FOO_COUNT_CALL("reflection_pad1d_out");
   ::std::optional<c10::Device> common_device_;
@@ -1638,6 +1968,12 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("upsample_nearest1d_backward", TORCH_FN(wrapper_upsample_nearest1d_backward));
   m.impl("upsample_bilinear2d.out", TORCH_FN(wrapper_upsample_bilinear2d_out));
   m.impl("upsample_bilinear2d", TORCH_FN(wrapper_upsample_bilinear2d));
+  m.impl("upsample_nearest3d.out", TORCH_FN(wrapper_upsample_nearest3d_out));
+  m.impl("upsample_nearest3d", TORCH_FN(wrapper_upsample_nearest3d));
+  m.impl("_upsample_nearest_exact2d.out", TORCH_FN(wrapper__upsample_nearest_exact2d_out));
+  m.impl("_upsample_nearest_exact2d", TORCH_FN(wrapper__upsample_nearest_exact2d));
+  m.impl("upsample_bicubic2d_backward.grad_input", TORCH_FN(wrapper_upsample_bicubic2d_backward_grad_input));
+  m.impl("upsample_bicubic2d_backward", TORCH_FN(wrapper_upsample_bicubic2d_backward));
   m.impl("reflection_pad1d.out", TORCH_FN(wrapper_reflection_pad1d_out));
   m.impl("reflection_pad1d", TORCH_FN(wrapper_reflection_pad1d));
   m.impl("replication_pad2d.out", TORCH_FN(wrapper_replication_pad2d_out));

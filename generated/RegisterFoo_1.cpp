@@ -31,6 +31,7 @@
 #include "native/max_pool2d_with_indices_backward_out.h"
 #include "native/adaptive_max_pool2d_out.h"
 #include "native/upsample_nearest2d_backward_out.h"
+#include "native/upsample_nearest3d_backward_out.h"
 #include "native/replication_pad1d_backward_out.h"
 #include "native/gather_out.h"
 #include "native/cat_out.h"
@@ -935,6 +936,98 @@ op.impl(grad_output, output_size, input_size, scales_h, scales_w, op.outputs_[0]
 return std::move(op.outputs_[0]);
 }
 
+struct structured_upsample_nearest3d_backward_out_out final : public ::foo::native::structured_upsample_nearest3d_backward_out {
+    structured_upsample_nearest3d_backward_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_upsample_nearest3d_backward_out_grad_input(const at::Tensor & grad_output, at::IntArrayRef output_size, at::IntArrayRef input_size, ::std::optional<double> scales_d, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & grad_input) {
+structured_upsample_nearest3d_backward_out_out op(grad_input);
+op.meta(grad_output, output_size, input_size, scales_d, scales_h, scales_w);
+op.impl(grad_output, output_size, input_size, scales_d, scales_h, scales_w, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return grad_input;
+}
+
+struct structured_upsample_nearest3d_backward_out_functional final : public ::foo::native::structured_upsample_nearest3d_backward_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_upsample_nearest3d_backward(const at::Tensor & grad_output, at::IntArrayRef output_size, at::IntArrayRef input_size, ::std::optional<double> scales_d, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+structured_upsample_nearest3d_backward_out_functional op;
+op.meta(grad_output, output_size, input_size, scales_d, scales_h, scales_w);
+op.impl(grad_output, output_size, input_size, scales_d, scales_h, scales_w, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
 struct structured_replication_pad1d_backward_out_out final : public ::foo::native::structured_replication_pad1d_backward_out {
     structured_replication_pad1d_backward_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
 
@@ -1675,6 +1768,23 @@ at::Tensor wrapper_upsample_nearest2d_backward(const at::Tensor & grad_output, c
   return at::wrapper_PrivateUse1_upsample_nearest2d_backward(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), scales_h, scales_w);
 }
 
+at::Tensor & wrapper_upsample_nearest3d_backward_grad_input(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, ::std::optional<double> scales_d, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("upsample_nearest3d_backward_out");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest3d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::upsample_nearest3d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_upsample_nearest3d_backward_out_grad_input(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), scales_d, scales_h, scales_w, grad_input);
+}
+
+at::Tensor wrapper_upsample_nearest3d_backward(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, ::std::optional<double> scales_d, ::std::optional<double> scales_h, ::std::optional<double> scales_w) {
+  FOO_COUNT_CALL("upsample_nearest3d_backward_out");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::upsample_nearest3d_backward", "grad_output", grad_output, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_upsample_nearest3d_backward(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), scales_d, scales_h, scales_w);
+}
+
 at::Tensor & wrapper_replication_pad1d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, c10::SymIntArrayRef padding, at::Tensor & grad_input) {
   FOO_COUNT_CALL("replication_pad1d_backward_out");
   ::std::optional<c10::Device> common_device_;
@@ -1886,6 +1996,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("adaptive_max_pool2d", TORCH_FN(wrapper_adaptive_max_pool2d));
   m.impl("upsample_nearest2d_backward.grad_input", TORCH_FN(wrapper_upsample_nearest2d_backward_grad_input));
   m.impl("upsample_nearest2d_backward", TORCH_FN(wrapper_upsample_nearest2d_backward));
+  m.impl("upsample_nearest3d_backward.grad_input", TORCH_FN(wrapper_upsample_nearest3d_backward_grad_input));
+  m.impl("upsample_nearest3d_backward", TORCH_FN(wrapper_upsample_nearest3d_backward));
   m.impl("replication_pad1d_backward.grad_input", TORCH_FN(wrapper_replication_pad1d_backward_grad_input));
   m.impl("replication_pad1d_backward", TORCH_FN(wrapper_replication_pad1d_backward));
   m.impl("gather.out", TORCH_FN(wrapper_gather_out));

@@ -21,6 +21,7 @@
 #include "native/where_self_out.h"
 #include "native/native_layer_norm.h"
 #include "native/native_batch_norm_backward.h"
+#include "native/_upsample_nearest_exact1d_backward_out.h"
 #include "native/embedding_renorm_.h"
 #include "native/scatter_src_out.h"
 #include "native/scatter_reduce_two_out.h"
@@ -557,6 +558,98 @@ at::Tensor wrapper_PrivateUse1_prod_dim_int(const at::Tensor & self, int64_t dim
 structured_prod_int_out_functional op;
 op.meta(self, dim, keepdim, dtype);
 op.impl(self, dim, keepdim, dtype, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured__upsample_nearest_exact1d_backward_out_out final : public ::foo::native::structured__upsample_nearest_exact1d_backward_out {
+    structured__upsample_nearest_exact1d_backward_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1__upsample_nearest_exact1d_backward_out_grad_input(const at::Tensor & grad_output, at::IntArrayRef output_size, at::IntArrayRef input_size, ::std::optional<double> scales, at::Tensor & grad_input) {
+structured__upsample_nearest_exact1d_backward_out_out op(grad_input);
+op.meta(grad_output, output_size, input_size, scales);
+op.impl(grad_output, output_size, input_size, scales, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return grad_input;
+}
+
+struct structured__upsample_nearest_exact1d_backward_out_functional final : public ::foo::native::structured__upsample_nearest_exact1d_backward_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1__upsample_nearest_exact1d_backward(const at::Tensor & grad_output, at::IntArrayRef output_size, at::IntArrayRef input_size, ::std::optional<double> scales) {
+structured__upsample_nearest_exact1d_backward_out_functional op;
+op.meta(grad_output, output_size, input_size, scales);
+op.impl(grad_output, output_size, input_size, scales, op.outputs_[0]);
 return std::move(op.outputs_[0]);
 }
 
@@ -1230,6 +1323,23 @@ at::Tensor wrapper_where_self(const at::Tensor & condition, const at::Tensor & s
   return foo::native::native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
 }
 
+at::Tensor & wrapper__upsample_nearest_exact1d_backward_grad_input(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, ::std::optional<double> scales, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("_upsample_nearest_exact1d_backward_out");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_upsample_nearest_exact1d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::_upsample_nearest_exact1d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1__upsample_nearest_exact1d_backward_out_grad_input(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), scales, grad_input);
+}
+
+at::Tensor wrapper__upsample_nearest_exact1d_backward(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, ::std::optional<double> scales) {
+  FOO_COUNT_CALL("_upsample_nearest_exact1d_backward_out");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_upsample_nearest_exact1d_backward", "grad_output", grad_output, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1__upsample_nearest_exact1d_backward(grad_output, C10_AS_INTARRAYREF_SLOW(output_size), C10_AS_INTARRAYREF_SLOW(input_size), scales);
+}
+
 at::Tensor & wrapper_embedding_renorm_(at::Tensor & self, const at::Tensor & indices, double max_norm, double norm_type) {
   FOO_COUNT_CALL("embedding_renorm_");
   ::std::optional<c10::Device> common_device_;
@@ -1461,6 +1571,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("where.self", TORCH_FN(wrapper_where_self));
   m.impl("native_layer_norm", TORCH_FN(wrapper_native_layer_norm));
   m.impl("native_batch_norm_backward", TORCH_FN(wrapper_native_batch_norm_backward));
+  m.impl("_upsample_nearest_exact1d_backward.grad_input", TORCH_FN(wrapper__upsample_nearest_exact1d_backward_grad_input));
+  m.impl("_upsample_nearest_exact1d_backward", TORCH_FN(wrapper__upsample_nearest_exact1d_backward));
   m.impl("embedding_renorm_", TORCH_FN(wrapper_embedding_renorm_));
   m.impl("scatter.src_out", TORCH_FN(wrapper_scatter_src_out));
   m.impl("scatter.src", TORCH_FN(wrapper_scatter_src));

@@ -21,6 +21,7 @@
 #include "native/convolution_overrideable.h"
 #include "native/convolution_backward_overrideable.h"
 #include "native/upsample_linear1d_out.h"
+#include "native/_upsample_nearest_exact1d_out.h"
 #include "native/reflection_pad2d_out.h"
 #include "native/replication_pad1d_out.h"
 #include "native/index_out.h"
@@ -320,6 +321,98 @@ at::Tensor wrapper_PrivateUse1_upsample_linear1d(const at::Tensor & self, at::In
 structured_upsample_linear1d_out_functional op;
 op.meta(self, output_size, align_corners, scales);
 op.impl(self, output_size, align_corners, scales, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured__upsample_nearest_exact1d_out_out final : public ::foo::native::structured__upsample_nearest_exact1d_out {
+    structured__upsample_nearest_exact1d_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1__upsample_nearest_exact1d_out_out(const at::Tensor & self, at::IntArrayRef output_size, ::std::optional<double> scales, at::Tensor & out) {
+structured__upsample_nearest_exact1d_out_out op(out);
+op.meta(self, output_size, scales);
+op.impl(self, output_size, scales, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured__upsample_nearest_exact1d_out_functional final : public ::foo::native::structured__upsample_nearest_exact1d_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1__upsample_nearest_exact1d(const at::Tensor & self, at::IntArrayRef output_size, ::std::optional<double> scales) {
+structured__upsample_nearest_exact1d_out_functional op;
+op.meta(self, output_size, scales);
+op.impl(self, output_size, scales, op.outputs_[0]);
 return std::move(op.outputs_[0]);
 }
 
@@ -734,6 +827,23 @@ at::Tensor wrapper_upsample_linear1d(const at::Tensor & self, c10::SymIntArrayRe
   return at::wrapper_PrivateUse1_upsample_linear1d(self, C10_AS_INTARRAYREF_SLOW(output_size), align_corners, scales);
 }
 
+at::Tensor & wrapper__upsample_nearest_exact1d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales, at::Tensor & out) {
+  FOO_COUNT_CALL("_upsample_nearest_exact1d_out");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_upsample_nearest_exact1d.out", "self", self, common_device_, false);
+  check_device("aten::_upsample_nearest_exact1d.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1__upsample_nearest_exact1d_out_out(self, C10_AS_INTARRAYREF_SLOW(output_size), scales, out);
+}
+
+at::Tensor wrapper__upsample_nearest_exact1d(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales) {
+  FOO_COUNT_CALL("_upsample_nearest_exact1d_out");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_upsample_nearest_exact1d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1__upsample_nearest_exact1d(self, C10_AS_INTARRAYREF_SLOW(output_size), scales);
+}
+
 at::Tensor & wrapper_reflection_pad2d_out(const at::Tensor & self, c10::SymIntArrayRef padding, at::Tensor & out) {
   FOO_COUNT_CALL("reflection_pad2d_out");
   ::std::optional<c10::Device> common_device_;
@@ -970,6 +1080,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("convolution_backward_overrideable", TORCH_FN(wrapper_convolution_backward_overrideable));
   m.impl("upsample_linear1d.out", TORCH_FN(wrapper_upsample_linear1d_out));
   m.impl("upsample_linear1d", TORCH_FN(wrapper_upsample_linear1d));
+  m.impl("_upsample_nearest_exact1d.out", TORCH_FN(wrapper__upsample_nearest_exact1d_out));
+  m.impl("_upsample_nearest_exact1d", TORCH_FN(wrapper__upsample_nearest_exact1d));
   m.impl("reflection_pad2d.out", TORCH_FN(wrapper_reflection_pad2d_out));
   m.impl("reflection_pad2d", TORCH_FN(wrapper_reflection_pad2d));
   m.impl("replication_pad1d.out", TORCH_FN(wrapper_replication_pad1d_out));

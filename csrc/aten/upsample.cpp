@@ -1,15 +1,21 @@
-// upsample_nearest2d and upsample_bilinear2d, forward and backward (kernels/upsample.h): what
-// F.interpolate(mode='nearest' | 'bilinear') reaches; the 1-d ops (nearest, linear) run the same
-// kernels on [N, C, 1, L] views. All are structured: ATen's meta functions (run by the generated
-// wrappers) check the arguments and shape the outputs; these implement only impl().
-// Scales are computed on the host with UpSample.h's own helpers, in the type the CPU computes
-// them in.
+// Resampling, forward and backward (kernels/upsample.h): what F.interpolate reaches for modes
+// nearest, nearest-exact (1-d, 2-d, 3-d), linear, bilinear, bicubic and trilinear. All are
+// structured: ATen's meta functions (run by the generated wrappers) check the arguments and shape
+// the outputs; these implement only impl(). Scales are computed on the host with UpSample.h's own
+// helpers, in the type the CPU computes them in.
 #include <ATen/ATen.h>
 #include <ATen/native/UpSample.h>
 
 #include "aten/kernel_dtype.h"
-#include "aten/layout.h"
 #include "kernels/upsample.h"
+#include "native/_upsample_nearest_exact1d_backward_out.h"
+#include "native/_upsample_nearest_exact1d_out.h"
+#include "native/_upsample_nearest_exact2d_backward_out.h"
+#include "native/_upsample_nearest_exact2d_out.h"
+#include "native/_upsample_nearest_exact3d_backward_out.h"
+#include "native/_upsample_nearest_exact3d_out.h"
+#include "native/upsample_bicubic2d_backward_out.h"
+#include "native/upsample_bicubic2d_out.h"
 #include "native/upsample_bilinear2d_backward_out.h"
 #include "native/upsample_bilinear2d_out.h"
 #include "native/upsample_linear1d_backward_out.h"
@@ -18,6 +24,10 @@
 #include "native/upsample_nearest1d_out.h"
 #include "native/upsample_nearest2d_backward_out.h"
 #include "native/upsample_nearest2d_out.h"
+#include "native/upsample_nearest3d_backward_out.h"
+#include "native/upsample_nearest3d_out.h"
+#include "native/upsample_trilinear3d_backward_out.h"
+#include "native/upsample_trilinear3d_out.h"
 #include "runtime/stream.h"
 
 namespace foo::native {
@@ -25,132 +35,174 @@ namespace {
 
 using foo::kernels::UpsampleArgs;
 using foo::kernels::UpsampleKind;
+using Scale = std::optional<double>;
+struct Scales {  // a 1-d op gives only w, a 2-d op h and w
+  Scale d, h, w;
+};
 
-void check_dtype(const char* op, const at::Tensor& t, bool bytes = false) {
-  check_kernel_dtype(op, t.scalar_type(),
-                     foo::kernels::kFloatingTypes | (bytes ? foo::kernels::dtype_bit(foo::kernels::DType::UInt8) : 0u));
-}
-
-// A 1-d [N, C, L] tensor as the 2-d [N, C, 1, L] the kernels take (a view: writes land in t).
-at::Tensor as_2d(const at::Tensor& t) { return t.dim() == 3 ? t.unsqueeze(2) : t; }
-
+// [N, C, L], [N, C, H, W] or [N, C, D, H, W] as the kernels' 5-d image: the missing leading
+// spatial dimensions have size 1 (stride 0).
 foo::kernels::ImageRef image_ref(const at::Tensor& t) {
-  return {t.data_ptr(), t.stride(0), t.stride(1), 0, t.stride(2), t.stride(3)};
+  const int64_t k = t.dim() - 2;
+  return {t.data_ptr(), t.stride(0), t.stride(1), k == 3 ? t.stride(2) : 0, k >= 2 ? t.stride(t.dim() - 2) : 0,
+          t.stride(t.dim() - 1)};
 }
 
-// input: the low-resolution side (grad_input backward), output: the high-resolution side.
-UpsampleArgs upsample_args(UpsampleKind kind, const at::Tensor& input, const at::Tensor& output,
-                           std::optional<double> scales_h, std::optional<double> scales_w, bool align_corners,
-                           const at::Tensor& walked) {
+// Size of spatial dimension i (0: d, 1: h, 2: w) of the 5-d view of t.
+int64_t spatial(const at::Tensor& t, int i) {
+  const int64_t missing = 5 - t.dim();
+  return i < missing ? 1 : t.size(i - missing + 2);
+}
+
+bool walks_channels_last(const at::Tensor& t) {
+  if (t.is_contiguous()) return false;
+  return (t.dim() == 4 && t.is_contiguous(at::MemoryFormat::ChannelsLast)) ||
+         (t.dim() == 5 && t.is_contiguous(at::MemoryFormat::ChannelsLast3d));
+}
+
+// low: the low-resolution side (input forward, grad_input backward); high: the other. The kernel
+// writes high forward, low backward.
+UpsampleArgs upsample_args(UpsampleKind kind, const char* op, const at::Tensor& low, const at::Tensor& high,
+                           const Scales& scales, bool align_corners, bool backward) {
+  const bool nearest = kind == UpsampleKind::Nearest || kind == UpsampleKind::NearestExact;
+  // Nearest forward moves elements: uint8 images too, as on the CPU.
+  check_kernel_dtype(op, low.scalar_type(),
+                     foo::kernels::kFloatingTypes |
+                         (nearest && !backward ? foo::kernels::dtype_bit(foo::kernels::DType::UInt8) : 0u));
   UpsampleArgs a{};
   a.kind = kind;
-  a.dtype = kernel_dtype(input.scalar_type());
-  a.n = input.size(0);
-  a.c = input.size(1);
-  a.in_h = input.size(2);
-  a.in_w = input.size(3);
-  a.out_h = output.size(2);
-  a.out_w = output.size(3);
-  if (kind == UpsampleKind::Nearest) {
-    a.scale_h = at::native::compute_scales_value<float>(scales_h, a.in_h, a.out_h);
-    a.scale_w = at::native::compute_scales_value<float>(scales_w, a.in_w, a.out_w);
-  } else if (input.scalar_type() == at::kDouble) {
-    a.scale_h = at::native::area_pixel_compute_scale<double>(a.in_h, a.out_h, align_corners, scales_h);
-    a.scale_w = at::native::area_pixel_compute_scale<double>(a.in_w, a.out_w, align_corners, scales_w);
-  } else {
-    a.scale_h = at::native::area_pixel_compute_scale<float>(a.in_h, a.out_h, align_corners, scales_h);
-    a.scale_w = at::native::area_pixel_compute_scale<float>(a.in_w, a.out_w, align_corners, scales_w);
+  a.dtype = kernel_dtype(low.scalar_type());
+  a.op = op;
+  a.n = low.size(0);
+  a.c = low.size(1);
+  int64_t* in[3] = {&a.in_d, &a.in_h, &a.in_w};
+  int64_t* out[3] = {&a.out_d, &a.out_h, &a.out_w};
+  double* scale[3] = {&a.scale_d, &a.scale_h, &a.scale_w};
+  const Scale given[3] = {scales.d, scales.h, scales.w};
+  for (int i = 0; i < 3; ++i) {
+    *in[i] = spatial(low, i);
+    *out[i] = spatial(high, i);
+    if (nearest) {
+      *scale[i] = at::native::compute_scales_value<float>(given[i], *in[i], *out[i]);
+    } else if (low.scalar_type() == at::kDouble) {
+      *scale[i] = at::native::area_pixel_compute_scale<double>(*in[i], *out[i], align_corners, given[i]);
+    } else {
+      *scale[i] = at::native::area_pixel_compute_scale<float>(*in[i], *out[i], align_corners, given[i]);
+    }
   }
   a.align_corners = align_corners;
-  a.input = image_ref(input);
-  a.output = image_ref(output);
-  a.channels_last = !walked.is_contiguous() && walked.is_contiguous(at::MemoryFormat::ChannelsLast);
+  a.input = image_ref(low);
+  a.output = image_ref(high);
+  a.channels_last = walks_channels_last(backward ? low : high);
   return a;
 }
 
 foo::kernels::Stream stream_of(const at::Tensor& t) { return foo::runtime::current_native_stream(t.device().index()); }
 
-// Launch only: outputs allocated and shaped. The 1-d ops call these on [N, C, 1, L] views.
-
-void upsample_nearest2d_impl(const at::Tensor& input, std::optional<double> scales_h, std::optional<double> scales_w,
-                             const at::Tensor& output) {
-  check_dtype("upsample_nearest2d", input, /*bytes=*/true);
-  FOO_CALL_KERNEL(upsample2d_forward, stream_of(input),
-                  upsample_args(UpsampleKind::Nearest, input, output, scales_h, scales_w, false, output));
+void forward(UpsampleKind kind, const char* op, const at::Tensor& input, const at::Tensor& output, const Scales& scales,
+             bool align_corners = false) {
+  FOO_CALL_KERNEL(upsample_forward, stream_of(input),
+                  upsample_args(kind, op, input, output, scales, align_corners, false));
 }
 
-void upsample_nearest2d_backward_impl(const at::Tensor& grad_output, std::optional<double> scales_h,
-                                      std::optional<double> scales_w, const at::Tensor& grad_input) {
-  check_dtype("upsample_nearest2d_backward", grad_output);
-  FOO_CALL_KERNEL(upsample2d_backward, stream_of(grad_output),
-                  upsample_args(UpsampleKind::Nearest, grad_input, grad_output, scales_h, scales_w, false, grad_input));
+void backward(UpsampleKind kind, const char* op, const at::Tensor& grad_output, const at::Tensor& grad_input,
+              const Scales& scales, bool align_corners = false) {
+  FOO_CALL_KERNEL(upsample_backward, stream_of(grad_output),
+                  upsample_args(kind, op, grad_input, grad_output, scales, align_corners, true));
 }
 
-void upsample_bilinear2d_impl(const at::Tensor& input, bool align_corners, std::optional<double> scales_h,
-                              std::optional<double> scales_w, const at::Tensor& output) {
-  check_dtype("upsample_bilinear2d", input);
-  FOO_CALL_KERNEL(upsample2d_forward, stream_of(input),
-                  upsample_args(UpsampleKind::Bilinear, input, output, scales_h, scales_w, align_corners, output));
-}
-
-void upsample_bilinear2d_backward_impl(const at::Tensor& grad_output, bool align_corners,
-                                       std::optional<double> scales_h, std::optional<double> scales_w,
-                                       const at::Tensor& grad_input) {
-  check_dtype("upsample_bilinear2d_backward", grad_output);
-  FOO_CALL_KERNEL(upsample2d_backward, stream_of(grad_output),
-                  upsample_args(UpsampleKind::Bilinear, grad_input, grad_output, scales_h, scales_w, align_corners,
-                                grad_input));
-}
+constexpr auto kNearest = UpsampleKind::Nearest;
+constexpr auto kExact = UpsampleKind::NearestExact;
+constexpr auto kLinear = UpsampleKind::Linear;
+constexpr auto kCubic = UpsampleKind::Cubic;
 
 }  // namespace
 
 // ---- structured kernels: ATen's meta functions checked the arguments and shaped the outputs ------
+// (output_size and input_size are the shapes the meta functions already gave the tensors.)
 
-TORCH_IMPL_FUNC(upsample_nearest2d_out)(const at::Tensor& input, at::IntArrayRef /*output_size*/,
-                                        std::optional<double> scales_h, std::optional<double> scales_w,
-                                        const at::Tensor& output) {
-  upsample_nearest2d_impl(input, scales_h, scales_w, output);
+using at::IntArrayRef;
+using at::Tensor;
+
+// nearest
+TORCH_IMPL_FUNC(upsample_nearest1d_out)(const Tensor& in, IntArrayRef, Scale w, const Tensor& out) {
+  forward(kNearest, "upsample_nearest1d", in, out, {{}, {}, w});
+}
+TORCH_IMPL_FUNC(upsample_nearest1d_backward_out)(const Tensor& go, IntArrayRef, IntArrayRef, Scale w, const Tensor& gi) {
+  backward(kNearest, "upsample_nearest1d_backward", go, gi, {{}, {}, w});
+}
+TORCH_IMPL_FUNC(upsample_nearest2d_out)(const Tensor& in, IntArrayRef, Scale h, Scale w, const Tensor& out) {
+  forward(kNearest, "upsample_nearest2d", in, out, {{}, h, w});
+}
+TORCH_IMPL_FUNC(upsample_nearest2d_backward_out)(const Tensor& go, IntArrayRef, IntArrayRef, Scale h, Scale w,
+                                                 const Tensor& gi) {
+  backward(kNearest, "upsample_nearest2d_backward", go, gi, {{}, h, w});
+}
+TORCH_IMPL_FUNC(upsample_nearest3d_out)(const Tensor& in, IntArrayRef, Scale d, Scale h, Scale w, const Tensor& out) {
+  forward(kNearest, "upsample_nearest3d", in, out, {d, h, w});
+}
+TORCH_IMPL_FUNC(upsample_nearest3d_backward_out)(const Tensor& go, IntArrayRef, IntArrayRef, Scale d, Scale h,
+                                                 Scale w, const Tensor& gi) {
+  backward(kNearest, "upsample_nearest3d_backward", go, gi, {d, h, w});
 }
 
-TORCH_IMPL_FUNC(upsample_nearest2d_backward_out)(const at::Tensor& grad_output, at::IntArrayRef /*output_size*/,
-                                                 at::IntArrayRef /*input_size*/, std::optional<double> scales_h,
-                                                 std::optional<double> scales_w, const at::Tensor& grad_input) {
-  upsample_nearest2d_backward_impl(grad_output, scales_h, scales_w, grad_input);
+// nearest-exact
+TORCH_IMPL_FUNC(_upsample_nearest_exact1d_out)(const Tensor& in, IntArrayRef, Scale w, const Tensor& out) {
+  forward(kExact, "_upsample_nearest_exact1d", in, out, {{}, {}, w});
+}
+TORCH_IMPL_FUNC(_upsample_nearest_exact1d_backward_out)(const Tensor& go, IntArrayRef, IntArrayRef, Scale w,
+                                                        const Tensor& gi) {
+  backward(kExact, "_upsample_nearest_exact1d_backward", go, gi, {{}, {}, w});
+}
+TORCH_IMPL_FUNC(_upsample_nearest_exact2d_out)(const Tensor& in, IntArrayRef, Scale h, Scale w, const Tensor& out) {
+  forward(kExact, "_upsample_nearest_exact2d", in, out, {{}, h, w});
+}
+TORCH_IMPL_FUNC(_upsample_nearest_exact2d_backward_out)(const Tensor& go, IntArrayRef, IntArrayRef, Scale h, Scale w,
+                                                        const Tensor& gi) {
+  backward(kExact, "_upsample_nearest_exact2d_backward", go, gi, {{}, h, w});
+}
+TORCH_IMPL_FUNC(_upsample_nearest_exact3d_out)(const Tensor& in, IntArrayRef, Scale d, Scale h, Scale w,
+                                               const Tensor& out) {
+  forward(kExact, "_upsample_nearest_exact3d", in, out, {d, h, w});
+}
+TORCH_IMPL_FUNC(_upsample_nearest_exact3d_backward_out)(const Tensor& go, IntArrayRef, IntArrayRef, Scale d, Scale h,
+                                                        Scale w, const Tensor& gi) {
+  backward(kExact, "_upsample_nearest_exact3d_backward", go, gi, {d, h, w});
 }
 
-TORCH_IMPL_FUNC(upsample_bilinear2d_out)(const at::Tensor& input, at::IntArrayRef /*output_size*/, bool align_corners,
-                                         std::optional<double> scales_h, std::optional<double> scales_w,
-                                         const at::Tensor& output) {
-  upsample_bilinear2d_impl(input, align_corners, scales_h, scales_w, output);
+// linear, bilinear, trilinear
+TORCH_IMPL_FUNC(upsample_linear1d_out)(const Tensor& in, IntArrayRef, bool align_corners, Scale w, const Tensor& out) {
+  forward(kLinear, "upsample_linear1d", in, out, {{}, {}, w}, align_corners);
+}
+TORCH_IMPL_FUNC(upsample_linear1d_backward_out)(const Tensor& go, IntArrayRef, IntArrayRef, bool align_corners,
+                                                Scale w, const Tensor& gi) {
+  backward(kLinear, "upsample_linear1d_backward", go, gi, {{}, {}, w}, align_corners);
+}
+TORCH_IMPL_FUNC(upsample_bilinear2d_out)(const Tensor& in, IntArrayRef, bool align_corners, Scale h, Scale w,
+                                         const Tensor& out) {
+  forward(kLinear, "upsample_bilinear2d", in, out, {{}, h, w}, align_corners);
+}
+TORCH_IMPL_FUNC(upsample_bilinear2d_backward_out)(const Tensor& go, IntArrayRef, IntArrayRef, bool align_corners,
+                                                  Scale h, Scale w, const Tensor& gi) {
+  backward(kLinear, "upsample_bilinear2d_backward", go, gi, {{}, h, w}, align_corners);
+}
+TORCH_IMPL_FUNC(upsample_trilinear3d_out)(const Tensor& in, IntArrayRef, bool align_corners, Scale d, Scale h,
+                                          Scale w, const Tensor& out) {
+  forward(kLinear, "upsample_trilinear3d", in, out, {d, h, w}, align_corners);
+}
+TORCH_IMPL_FUNC(upsample_trilinear3d_backward_out)(const Tensor& go, IntArrayRef, IntArrayRef, bool align_corners,
+                                                   Scale d, Scale h, Scale w, const Tensor& gi) {
+  backward(kLinear, "upsample_trilinear3d_backward", go, gi, {d, h, w}, align_corners);
 }
 
-TORCH_IMPL_FUNC(upsample_bilinear2d_backward_out)(const at::Tensor& grad_output, at::IntArrayRef /*output_size*/,
-                                                  at::IntArrayRef /*input_size*/, bool align_corners,
-                                                  std::optional<double> scales_h, std::optional<double> scales_w,
-                                                  const at::Tensor& grad_input) {
-  upsample_bilinear2d_backward_impl(grad_output, align_corners, scales_h, scales_w, grad_input);
+// bicubic
+TORCH_IMPL_FUNC(upsample_bicubic2d_out)(const Tensor& in, IntArrayRef, bool align_corners, Scale h, Scale w,
+                                        const Tensor& out) {
+  forward(kCubic, "upsample_bicubic2d", in, out, {{}, h, w}, align_corners);
 }
-
-TORCH_IMPL_FUNC(upsample_nearest1d_out)(const at::Tensor& input, at::IntArrayRef /*output_size*/,
-                                        std::optional<double> scales, const at::Tensor& output) {
-  upsample_nearest2d_impl(as_2d(input), std::nullopt, scales, as_2d(output));
-}
-
-TORCH_IMPL_FUNC(upsample_nearest1d_backward_out)(const at::Tensor& grad_output, at::IntArrayRef /*output_size*/,
-                                                 at::IntArrayRef /*input_size*/, std::optional<double> scales,
-                                                 const at::Tensor& grad_input) {
-  upsample_nearest2d_backward_impl(as_2d(grad_output), std::nullopt, scales, as_2d(grad_input));
-}
-
-TORCH_IMPL_FUNC(upsample_linear1d_out)(const at::Tensor& input, at::IntArrayRef /*output_size*/, bool align_corners,
-                                       std::optional<double> scales, const at::Tensor& output) {
-  upsample_bilinear2d_impl(as_2d(input), align_corners, std::nullopt, scales, as_2d(output));
-}
-
-TORCH_IMPL_FUNC(upsample_linear1d_backward_out)(const at::Tensor& grad_output, at::IntArrayRef /*output_size*/,
-                                                at::IntArrayRef /*input_size*/, bool align_corners,
-                                                std::optional<double> scales, const at::Tensor& grad_input) {
-  upsample_bilinear2d_backward_impl(as_2d(grad_output), align_corners, std::nullopt, scales, as_2d(grad_input));
+TORCH_IMPL_FUNC(upsample_bicubic2d_backward_out)(const Tensor& go, IntArrayRef, IntArrayRef, bool align_corners,
+                                                 Scale h, Scale w, const Tensor& gi) {
+  backward(kCubic, "upsample_bicubic2d_backward", go, gi, {{}, h, w}, align_corners);
 }
 
 }  // namespace foo::native

@@ -115,11 +115,12 @@ def test_manifest_entry_is_tested(entry):
         "and no covered_by; add 'tests: {opinfo: [<OpInfo name>]}' or 'tests: {covered_by: \"what tests it\"}'"
     )
     variants = {o.variant_test_name for o in found} - {""}
-    known = set(CASES) | set(DTYPE_NAMES) | variants | {f"sample{i}" for i in range(N_VALUES)}
+    plain = set(CASES) | set(DTYPE_NAMES) | {f"sample{i}" for i in range(N_VALUES)}
+    known = plain | variants | {f"{v}.{k}" for v in variants for k in plain}
     for key, _ in entry.tests.skip:
         assert key in known, f"{at}: unknown skip key '{key}'; " + did_you_mean(
-            key, known, "use a case (" + ", ".join(CASES) + "), a dtype, a sample (sample0...) or a variant ("
-            + ", ".join(sorted(variants)) + ")"
+            key, known, "use a case (" + ", ".join(CASES) + "), a dtype, a sample (sample0...), a variant ("
+            + ", ".join(sorted(variants)) + ") or one of those for one variant (variant.float16)"
         )
     skipped = {k for k, _ in entry.tests.skip}
     assert any(o.variant_test_name not in skipped or not o.variant_test_name for o in found), (
