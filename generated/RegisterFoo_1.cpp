@@ -30,6 +30,7 @@
 #include "native/max_pool2d_with_indices_out.h"
 #include "native/max_pool2d_with_indices_backward_out.h"
 #include "native/adaptive_max_pool2d_out.h"
+#include "native/max_pool3d_with_indices_out.h"
 #include "native/upsample_nearest2d_backward_out.h"
 #include "native/upsample_nearest3d_backward_out.h"
 #include "native/replication_pad1d_backward_out.h"
@@ -1751,6 +1752,27 @@ at::Tensor wrapper_max_pool2d_with_indices_backward(const at::Tensor & grad_outp
   return at::wrapper_PrivateUse1_adaptive_max_pool2d(self, output_size);
 }
 
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_max_pool3d_with_indices_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, at::Tensor & out, at::Tensor & indices) {
+  FOO_COUNT_CALL("max_pool3d_with_indices_out");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::max_pool3d_with_indices.out", "self", self, common_device_, false);
+  check_device("aten::max_pool3d_with_indices.out", "out", out, common_device_, false);
+  check_device("aten::max_pool3d_with_indices.out", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::max_pool3d_with_indices_out(self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_max_pool3d_with_indices(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode) {
+  FOO_COUNT_CALL("max_pool3d_with_indices_out");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::max_pool3d_with_indices", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor out;  // undefined: the out kernel allocates it
+  at::Tensor indices;  // undefined: the out kernel allocates it
+  foo::native::max_pool3d_with_indices_out(self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
+  return ::std::tuple<at::Tensor,at::Tensor>(out, indices);
+}
+
 at::Tensor & wrapper_upsample_nearest2d_backward_grad_input(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & grad_input) {
   FOO_COUNT_CALL("upsample_nearest2d_backward_out");
   ::std::optional<c10::Device> common_device_;
@@ -1994,6 +2016,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("max_pool2d_with_indices_backward", TORCH_FN(wrapper_max_pool2d_with_indices_backward));
   m.impl("adaptive_max_pool2d.out", TORCH_FN(wrapper_adaptive_max_pool2d_out));
   m.impl("adaptive_max_pool2d", TORCH_FN(wrapper_adaptive_max_pool2d));
+  m.impl("max_pool3d_with_indices.out", TORCH_FN(wrapper_max_pool3d_with_indices_out));
+  m.impl("max_pool3d_with_indices", TORCH_FN(wrapper_max_pool3d_with_indices));
   m.impl("upsample_nearest2d_backward.grad_input", TORCH_FN(wrapper_upsample_nearest2d_backward_grad_input));
   m.impl("upsample_nearest2d_backward", TORCH_FN(wrapper_upsample_nearest2d_backward));
   m.impl("upsample_nearest3d_backward.grad_input", TORCH_FN(wrapper_upsample_nearest3d_backward_grad_input));

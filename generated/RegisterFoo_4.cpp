@@ -21,6 +21,9 @@
 #include "native/rsub_tensor.h"
 #include "native/masked_fill_tensor_.h"
 #include "native/native_batch_norm_legit_no_stats.h"
+#include "native/max_pool3d_with_indices_backward_out.h"
+#include "native/adaptive_avg_pool3d.h"
+#include "native/adaptive_max_pool3d_out.h"
 #include "native/upsample_linear1d_backward_out.h"
 #include "native/reflection_pad1d_backward_out.h"
 #include "native/embedding_dense_backward.h"
@@ -405,6 +408,99 @@ structured_mm_out_functional op;
 op.meta(self, mat2);
 op.impl(self, mat2, op.outputs_[0]);
 return std::move(op.outputs_[0]);
+}
+
+struct structured_adaptive_max_pool3d_out_out final : public ::foo::native::structured_adaptive_max_pool3d_out {
+    structured_adaptive_max_pool3d_out_out(Tensor& out0, Tensor& out1) : outputs_{ std::ref(out0), std::ref(out1) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 2> outputs_;
+    std::array<::std::optional<Tensor>, 2> proxy_outputs_;
+};
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_PrivateUse1_adaptive_max_pool3d_out_out(const at::Tensor & self, at::IntArrayRef output_size, at::Tensor & out, at::Tensor & indices) {
+structured_adaptive_max_pool3d_out_out op(out, indices);
+op.meta(self, output_size);
+op.impl(self, output_size, op.maybe_get_output(0), op.maybe_get_output(1));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+if (op.proxy_outputs_[1].has_value()) op.outputs_[1].get().copy_(*op.proxy_outputs_[1]);
+return std::forward_as_tuple(out, indices);
+}
+
+struct structured_adaptive_max_pool3d_out_functional final : public ::foo::native::structured_adaptive_max_pool3d_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 2> outputs_;
+};
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_PrivateUse1_adaptive_max_pool3d(const at::Tensor & self, at::IntArrayRef output_size) {
+structured_adaptive_max_pool3d_out_functional op;
+op.meta(self, output_size);
+op.impl(self, output_size, op.outputs_[0], op.outputs_[1]);
+return std::make_tuple(std::move(op.outputs_[0]), std::move(op.outputs_[1]));
 }
 
 struct structured_upsample_linear1d_backward_out_out final : public ::foo::native::structured_upsample_linear1d_backward_out {
@@ -1214,6 +1310,55 @@ at::Tensor & wrapper_masked_fill__Tensor(at::Tensor & self, const at::Tensor & m
   return foo::native::native_batch_norm_legit_no_stats(input, weight, bias, training, momentum, eps);
 }
 
+at::Tensor & wrapper_max_pool3d_with_indices_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("max_pool3d_with_indices_backward_out");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::max_pool3d_with_indices_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::max_pool3d_with_indices_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::max_pool3d_with_indices_backward.grad_input", "indices", indices, common_device_, false);
+  check_device("aten::max_pool3d_with_indices_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::max_pool3d_with_indices_backward_out(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, grad_input);
+}
+
+at::Tensor wrapper_max_pool3d_with_indices_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices) {
+  FOO_COUNT_CALL("max_pool3d_with_indices_backward_out");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::max_pool3d_with_indices_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::max_pool3d_with_indices_backward", "self", self, common_device_, false);
+  check_device("aten::max_pool3d_with_indices_backward", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  at::Tensor grad_input;  // undefined: the out kernel allocates it
+  foo::native::max_pool3d_with_indices_backward_out(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, grad_input);
+  return grad_input;
+}
+
+at::Tensor wrapper__adaptive_avg_pool3d(const at::Tensor & self, c10::SymIntArrayRef output_size) {
+  FOO_COUNT_CALL("adaptive_avg_pool3d");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_adaptive_avg_pool3d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::adaptive_avg_pool3d(self, C10_AS_INTARRAYREF_SLOW(output_size));
+}
+
+::std::tuple<at::Tensor &,at::Tensor &> wrapper_adaptive_max_pool3d_out(const at::Tensor & self, at::IntArrayRef output_size, at::Tensor & out, at::Tensor & indices) {
+  FOO_COUNT_CALL("adaptive_max_pool3d_out");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::adaptive_max_pool3d.out", "self", self, common_device_, false);
+  check_device("aten::adaptive_max_pool3d.out", "out", out, common_device_, false);
+  check_device("aten::adaptive_max_pool3d.out", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_adaptive_max_pool3d_out_out(self, output_size, out, indices);
+}
+
+::std::tuple<at::Tensor,at::Tensor> wrapper_adaptive_max_pool3d(const at::Tensor & self, at::IntArrayRef output_size) {
+  FOO_COUNT_CALL("adaptive_max_pool3d_out");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::adaptive_max_pool3d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_adaptive_max_pool3d(self, output_size);
+}
+
 at::Tensor & wrapper_upsample_linear1d_backward_grad_input(const at::Tensor & grad_output, c10::SymIntArrayRef output_size, c10::SymIntArrayRef input_size, bool align_corners, ::std::optional<double> scales, at::Tensor & grad_input) {
   FOO_COUNT_CALL("upsample_linear1d_backward_out");
   ::std::optional<c10::Device> common_device_;
@@ -1411,6 +1556,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("rsub.Tensor", TORCH_FN(wrapper_rsub_Tensor));
   m.impl("masked_fill_.Tensor", TORCH_FN(wrapper_masked_fill__Tensor));
   m.impl("_native_batch_norm_legit.no_stats", TORCH_FN(wrapper__native_batch_norm_legit_no_stats));
+  m.impl("max_pool3d_with_indices_backward.grad_input", TORCH_FN(wrapper_max_pool3d_with_indices_backward_grad_input));
+  m.impl("max_pool3d_with_indices_backward", TORCH_FN(wrapper_max_pool3d_with_indices_backward));
+  m.impl("_adaptive_avg_pool3d", TORCH_FN(wrapper__adaptive_avg_pool3d));
+  m.impl("adaptive_max_pool3d.out", TORCH_FN(wrapper_adaptive_max_pool3d_out));
+  m.impl("adaptive_max_pool3d", TORCH_FN(wrapper_adaptive_max_pool3d));
   m.impl("upsample_linear1d_backward.grad_input", TORCH_FN(wrapper_upsample_linear1d_backward_grad_input));
   m.impl("upsample_linear1d_backward", TORCH_FN(wrapper_upsample_linear1d_backward));
   m.impl("reflection_pad1d_backward.grad_input", TORCH_FN(wrapper_reflection_pad1d_backward_grad_input));

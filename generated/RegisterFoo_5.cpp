@@ -25,6 +25,7 @@
 #include "native/fused_rms_norm.h"
 #include "native/adaptive_avg_pool2d.h"
 #include "native/adaptive_max_pool2d_backward_out.h"
+#include "native/adaptive_max_pool3d_backward_out.h"
 #include "native/upsample_nearest2d_out.h"
 #include "native/upsample_bilinear2d_backward_out.h"
 #include "native/_upsample_nearest_exact3d_out.h"
@@ -886,6 +887,98 @@ struct structured_adaptive_max_pool2d_backward_out_functional final : public ::f
 
 at::Tensor wrapper_PrivateUse1_adaptive_max_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices) {
 structured_adaptive_max_pool2d_backward_out_functional op;
+op.meta(grad_output, self, indices);
+op.impl(grad_output, self, indices, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_adaptive_max_pool3d_backward_out_out final : public ::foo::native::structured_adaptive_max_pool3d_backward_out {
+    structured_adaptive_max_pool3d_backward_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_adaptive_max_pool3d_backward_out_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices, at::Tensor & grad_input) {
+structured_adaptive_max_pool3d_backward_out_out op(grad_input);
+op.meta(grad_output, self, indices);
+op.impl(grad_output, self, indices, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return grad_input;
+}
+
+struct structured_adaptive_max_pool3d_backward_out_functional final : public ::foo::native::structured_adaptive_max_pool3d_backward_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_adaptive_max_pool3d_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices) {
+structured_adaptive_max_pool3d_backward_out_functional op;
 op.meta(grad_output, self, indices);
 op.impl(grad_output, self, indices, op.outputs_[0]);
 return std::move(op.outputs_[0]);
@@ -2188,6 +2281,27 @@ at::Tensor wrapper_adaptive_max_pool2d_backward(const at::Tensor & grad_output, 
   return at::wrapper_PrivateUse1_adaptive_max_pool2d_backward(grad_output, self, indices);
 }
 
+at::Tensor & wrapper_adaptive_max_pool3d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("adaptive_max_pool3d_backward_out");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::adaptive_max_pool3d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::adaptive_max_pool3d_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::adaptive_max_pool3d_backward.grad_input", "indices", indices, common_device_, false);
+  check_device("aten::adaptive_max_pool3d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_adaptive_max_pool3d_backward_out_grad_input(grad_output, self, indices, grad_input);
+}
+
+at::Tensor wrapper_adaptive_max_pool3d_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices) {
+  FOO_COUNT_CALL("adaptive_max_pool3d_backward_out");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::adaptive_max_pool3d_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::adaptive_max_pool3d_backward", "self", self, common_device_, false);
+  check_device("aten::adaptive_max_pool3d_backward", "indices", indices, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_adaptive_max_pool3d_backward(grad_output, self, indices);
+}
+
 at::Tensor & wrapper_upsample_nearest2d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & out) {
   FOO_COUNT_CALL("upsample_nearest2d_out");
   ::std::optional<c10::Device> common_device_;
@@ -2570,6 +2684,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_adaptive_avg_pool2d", TORCH_FN(wrapper__adaptive_avg_pool2d));
   m.impl("adaptive_max_pool2d_backward.grad_input", TORCH_FN(wrapper_adaptive_max_pool2d_backward_grad_input));
   m.impl("adaptive_max_pool2d_backward", TORCH_FN(wrapper_adaptive_max_pool2d_backward));
+  m.impl("adaptive_max_pool3d_backward.grad_input", TORCH_FN(wrapper_adaptive_max_pool3d_backward_grad_input));
+  m.impl("adaptive_max_pool3d_backward", TORCH_FN(wrapper_adaptive_max_pool3d_backward));
   m.impl("upsample_nearest2d.out", TORCH_FN(wrapper_upsample_nearest2d_out));
   m.impl("upsample_nearest2d", TORCH_FN(wrapper_upsample_nearest2d));
   m.impl("upsample_bilinear2d_backward.grad_input", TORCH_FN(wrapper_upsample_bilinear2d_backward_grad_input));

@@ -20,6 +20,7 @@
 #include "native/_prelu_kernel.h"
 #include "native/convolution_overrideable.h"
 #include "native/convolution_backward_overrideable.h"
+#include "native/avg_pool3d_out.h"
 #include "native/upsample_linear1d_out.h"
 #include "native/_upsample_nearest_exact1d_out.h"
 #include "native/reflection_pad2d_out.h"
@@ -230,6 +231,98 @@ structured_linalg_lu_factor_ex_out_functional op;
 op.meta(A, pivot, check_errors);
 op.impl(A, pivot, check_errors, op.outputs_[0], op.outputs_[1], op.outputs_[2]);
 return std::make_tuple(std::move(op.outputs_[0]), std::move(op.outputs_[1]), std::move(op.outputs_[2]));
+}
+
+struct structured_avg_pool3d_out_out final : public ::foo::native::structured_avg_pool3d_out {
+    structured_avg_pool3d_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_avg_pool3d_out_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & out) {
+structured_avg_pool3d_out_out op(out);
+op.meta(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+op.impl(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return out;
+}
+
+struct structured_avg_pool3d_out_functional final : public ::foo::native::structured_avg_pool3d_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_avg_pool3d(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+structured_avg_pool3d_out_functional op;
+op.meta(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+op.impl(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, op.outputs_[0]);
+return std::move(op.outputs_[0]);
 }
 
 struct structured_upsample_linear1d_out_out final : public ::foo::native::structured_upsample_linear1d_out {
@@ -810,6 +903,23 @@ at::Tensor wrapper_convolution_overrideable(const at::Tensor & input, const at::
   return foo::native::convolution_backward_overrideable(grad_output, input, weight, C10_AS_INTARRAYREF_SLOW(stride), C10_AS_INTARRAYREF_SLOW(padding), C10_AS_INTARRAYREF_SLOW(dilation), transposed, C10_AS_INTARRAYREF_SLOW(output_padding), groups.guard_int(__FILE__, __LINE__), output_mask);
 }
 
+at::Tensor & wrapper_avg_pool3d_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & out) {
+  FOO_COUNT_CALL("avg_pool3d_out");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::avg_pool3d.out", "self", self, common_device_, false);
+  check_device("aten::avg_pool3d.out", "out", out, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_avg_pool3d_out_out(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+}
+
+at::Tensor wrapper_avg_pool3d(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+  FOO_COUNT_CALL("avg_pool3d_out");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::avg_pool3d", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_avg_pool3d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+}
+
 at::Tensor & wrapper_upsample_linear1d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, bool align_corners, ::std::optional<double> scales, at::Tensor & out) {
   FOO_COUNT_CALL("upsample_linear1d_out");
   ::std::optional<c10::Device> common_device_;
@@ -1078,6 +1188,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_prelu_kernel", TORCH_FN(wrapper__prelu_kernel));
   m.impl("convolution_overrideable", TORCH_FN(wrapper_convolution_overrideable));
   m.impl("convolution_backward_overrideable", TORCH_FN(wrapper_convolution_backward_overrideable));
+  m.impl("avg_pool3d.out", TORCH_FN(wrapper_avg_pool3d_out));
+  m.impl("avg_pool3d", TORCH_FN(wrapper_avg_pool3d));
   m.impl("upsample_linear1d.out", TORCH_FN(wrapper_upsample_linear1d_out));
   m.impl("upsample_linear1d", TORCH_FN(wrapper_upsample_linear1d));
   m.impl("_upsample_nearest_exact1d.out", TORCH_FN(wrapper__upsample_nearest_exact1d_out));

@@ -29,6 +29,8 @@
 #include "native/batch_norm_backward.h"
 #include "native/avg_pool2d_backward_out.h"
 #include "native/adaptive_avg_pool2d_backward.h"
+#include "native/avg_pool3d_backward_out.h"
+#include "native/adaptive_avg_pool3d_backward.h"
 #include "native/upsample_trilinear3d_out.h"
 #include "native/index_select_out.h"
 #include "native/embedding_bag_per_sample_weights_backward.h"
@@ -599,6 +601,98 @@ struct structured_avg_pool2d_backward_out_functional final : public ::foo::nativ
 
 at::Tensor wrapper_PrivateUse1_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
 structured_avg_pool2d_backward_out_functional op;
+op.meta(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+op.impl(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, op.outputs_[0]);
+return std::move(op.outputs_[0]);
+}
+
+struct structured_avg_pool3d_backward_out_out final : public ::foo::native::structured_avg_pool3d_backward_out {
+    structured_avg_pool3d_backward_out_out(Tensor& out0) : outputs_{ std::ref(out0) } {}
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
+        if (C10_UNLIKELY(maybe_proxy.has_value())) {
+            proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
+        }
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+
+        const auto& out = outputs_[output_idx].get();
+        resize_out(out, sizes, strides, options);
+
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get();
+
+    }
+    std::array<std::reference_wrapper<Tensor>, 1> outputs_;
+    std::array<::std::optional<Tensor>, 1> proxy_outputs_;
+};
+
+at::Tensor & wrapper_PrivateUse1_avg_pool3d_backward_out_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & grad_input) {
+structured_avg_pool3d_backward_out_out op(grad_input);
+op.meta(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+op.impl(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, op.maybe_get_output(0));
+if (op.proxy_outputs_[0].has_value()) op.outputs_[0].get().copy_(*op.proxy_outputs_[0]);
+return grad_input;
+}
+
+struct structured_avg_pool3d_backward_out_functional final : public ::foo::native::structured_avg_pool3d_backward_out {
+
+
+    void set_output_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    void set_output_raw_strided(
+        int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
+        TensorOptions options
+    ) override {
+        outputs_[output_idx] = create_out(sizes, strides, options);
+        // super must happen after, so that downstream can use maybe_get_output
+        // to retrieve the output
+
+    }
+
+
+    const Tensor& maybe_get_output(int64_t output_idx) override {
+      return outputs_[output_idx];
+
+    }
+    std::array<Tensor, 1> outputs_;
+};
+
+at::Tensor wrapper_PrivateUse1_avg_pool3d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+structured_avg_pool3d_backward_out_functional op;
 op.meta(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
 op.impl(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, op.outputs_[0]);
 return std::move(op.outputs_[0]);
@@ -1419,6 +1513,34 @@ at::Tensor wrapper__adaptive_avg_pool2d_backward(const at::Tensor & grad_output,
   return foo::native::adaptive_avg_pool2d_backward(grad_output, self);
 }
 
+at::Tensor & wrapper_avg_pool3d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & grad_input) {
+  FOO_COUNT_CALL("avg_pool3d_backward_out");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::avg_pool3d_backward.grad_input", "grad_output", grad_output, common_device_, false);
+  check_device("aten::avg_pool3d_backward.grad_input", "self", self, common_device_, false);
+  check_device("aten::avg_pool3d_backward.grad_input", "grad_input", grad_input, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_avg_pool3d_backward_out_grad_input(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);
+}
+
+at::Tensor wrapper_avg_pool3d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+  FOO_COUNT_CALL("avg_pool3d_backward_out");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::avg_pool3d_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::avg_pool3d_backward", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return at::wrapper_PrivateUse1_avg_pool3d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+}
+
+at::Tensor wrapper__adaptive_avg_pool3d_backward(const at::Tensor & grad_output, const at::Tensor & self) {
+  FOO_COUNT_CALL("adaptive_avg_pool3d_backward");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::_adaptive_avg_pool3d_backward", "grad_output", grad_output, common_device_, false);
+  check_device("aten::_adaptive_avg_pool3d_backward", "self", self, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::adaptive_avg_pool3d_backward(grad_output, self);
+}
+
 at::Tensor & wrapper_upsample_trilinear3d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, bool align_corners, ::std::optional<double> scales_d, ::std::optional<double> scales_h, ::std::optional<double> scales_w, at::Tensor & out) {
   FOO_COUNT_CALL("upsample_trilinear3d_out");
   ::std::optional<c10::Device> common_device_;
@@ -1621,6 +1743,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("avg_pool2d_backward.grad_input", TORCH_FN(wrapper_avg_pool2d_backward_grad_input));
   m.impl("avg_pool2d_backward", TORCH_FN(wrapper_avg_pool2d_backward));
   m.impl("_adaptive_avg_pool2d_backward", TORCH_FN(wrapper__adaptive_avg_pool2d_backward));
+  m.impl("avg_pool3d_backward.grad_input", TORCH_FN(wrapper_avg_pool3d_backward_grad_input));
+  m.impl("avg_pool3d_backward", TORCH_FN(wrapper_avg_pool3d_backward));
+  m.impl("_adaptive_avg_pool3d_backward", TORCH_FN(wrapper__adaptive_avg_pool3d_backward));
   m.impl("upsample_trilinear3d.out", TORCH_FN(wrapper_upsample_trilinear3d_out));
   m.impl("upsample_trilinear3d", TORCH_FN(wrapper_upsample_trilinear3d));
   m.impl("index_select.out", TORCH_FN(wrapper_index_select_out));

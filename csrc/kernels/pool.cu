@@ -1,4 +1,4 @@
-// 2-d pooling (pool.h): a thread per written element (grid-stride), no communication.
+// 2-d and 3-d pooling (pool.h): a thread per written element (grid-stride), no communication.
 #include <limits>
 #include <string>
 
@@ -21,22 +21,75 @@ __device__ __forceinline__ int64_t window_end(int64_t o, int64_t out, int64_t in
 template <typename Acc>
 __device__ __forceinline__ bool is_nan(Acc v) { return v != v; }
 
-// The Avg window of output (oh, ow): [h0, h1) x [w0, w1) clipped to the input, and its divisor.
-struct AvgWindow {
-  int64_t h0, h1, w0, w1, divisor;
+// Indices [begin, end) in steps of `step` along one dimension.
+struct Span {
+  int64_t begin, end, step;
+  __device__ __forceinline__ int64_t size() const { return end - begin; }
 };
-__device__ __forceinline__ AvgWindow avg_window(const PoolArgs& a, int64_t oh, int64_t ow) {
-  int64_t h0 = oh * a.stride_h - a.pad_h, w0 = ow * a.stride_w - a.pad_w;
-  int64_t h1 = min64(h0 + a.kernel_h, a.in_h + a.pad_h), w1 = min64(w0 + a.kernel_w, a.in_w + a.pad_w);
-  const int64_t pool_size = (h1 - h0) * (w1 - w0);
-  h0 = max64(h0, 0);
-  w0 = max64(w0, 0);
-  h1 = min64(h1, a.in_h);
-  w1 = min64(w1, a.in_w);
-  const int64_t divisor = a.divisor_override != 0 ? a.divisor_override
-                          : a.count_include_pad   ? pool_size
-                                                  : (h1 - h0) * (w1 - w0);
-  return {h0, h1, w0, w1, divisor};
+
+// The window of output (od, oh, ow) in the input, per dimension, and its Avg divisor. As the
+// CPU's: Max windows are dilated and start at the first tap inside the input; Avg windows are
+// clipped to the input, their padded size being the count_include_pad divisor.
+struct Window {
+  Span d, h, w;
+  int64_t divisor;  // Avg
+  __device__ __forceinline__ bool empty() const { return d.size() <= 0 || h.size() <= 0 || w.size() <= 0; }
+};
+
+__device__ __forceinline__ Span max_span(const PoolDim& x, int64_t o) {
+  int64_t begin = o * x.stride - x.pad;
+  const int64_t end = min64(begin + (x.kernel - 1) * x.dilation + 1, x.in);
+  while (begin < 0) begin += x.dilation;
+  return {begin, end, x.dilation};
+}
+
+__device__ __forceinline__ Span adaptive_span(const PoolDim& x, int64_t o) {
+  return {window_start(o, x.out, x.in), window_end(o, x.out, x.in), 1};
+}
+
+__device__ __forceinline__ Span avg_span(const PoolDim& x, int64_t o, int64_t& padded_size) {
+  const int64_t begin = o * x.stride - x.pad;
+  const int64_t end = min64(begin + x.kernel, x.in + x.pad);
+  padded_size = end - begin;
+  return {max64(begin, 0), min64(end, x.in), 1};
+}
+
+template <PoolKind Kind>
+__device__ __forceinline__ Window window_of(const PoolArgs& a, int64_t od, int64_t oh, int64_t ow) {
+  if constexpr (Kind == PoolKind::Max) {
+    return {max_span(a.d, od), max_span(a.h, oh), max_span(a.w, ow), 1};
+  } else if constexpr (Kind == PoolKind::Avg) {
+    int64_t pd, ph, pw;
+    Window win{avg_span(a.d, od, pd), avg_span(a.h, oh, ph), avg_span(a.w, ow, pw), 0};
+    win.divisor = a.divisor_override != 0 ? a.divisor_override
+                  : a.count_include_pad   ? pd * ph * pw
+                                          : win.d.size() * win.h.size() * win.w.size();
+    return win;
+  } else {
+    return {adaptive_span(a.d, od), adaptive_span(a.h, oh), adaptive_span(a.w, ow), 0};
+  }
+}
+
+// sum over the window / its size, rounded as the CPU's: Avg divides once, adaptive pooling by
+// each dimension's extent in turn.
+template <PoolKind Kind, typename Acc>
+__device__ __forceinline__ Acc average(Acc sum, const Window& win) {
+  if constexpr (Kind == PoolKind::AdaptiveAvg) {
+    return sum / static_cast<Acc>(win.d.size()) / static_cast<Acc>(win.h.size()) / static_cast<Acc>(win.w.size());
+  } else {
+    return sum / static_cast<Acc>(win.divisor);
+  }
+}
+
+// The outputs along one dimension whose windows may hold input i (the inverse of window_of).
+template <PoolKind Kind>
+__device__ __forceinline__ Span outputs_holding(const PoolDim& x, int64_t i) {
+  if constexpr (Kind == PoolKind::Max || Kind == PoolKind::Avg) {
+    const int64_t span = Kind == PoolKind::Max ? (x.kernel - 1) * x.dilation + 1 : x.kernel;
+    return {i + x.pad < span ? 0 : (i + x.pad - span) / x.stride + 1, min64((i + x.pad) / x.stride + 1, x.out), 1};
+  } else {
+    return {window_start(i, x.in, x.out), window_end(i, x.in, x.out), 1};
+  }
 }
 
 template <typename T, PoolKind Kind>
@@ -45,140 +98,109 @@ __global__ void pool_forward_kernel(PoolArgs a) {
   const Image<const T> in = image<const T>(a.input);
   const Image<T> out = image<T>(a.output);
   const Image<int64_t> idx = image<int64_t>(a.indices);
-  const ImageIndex walk{a.c, 1, a.out_h, a.out_w, a.channels_last};
-  for_each_element(walk, a.n, [&](int64_t n, int64_t c, int64_t /*d*/, int64_t oh, int64_t ow) {
+  const ImageIndex walk{a.c, a.d.out, a.h.out, a.w.out, a.channels_last};
+  for_each_element(walk, a.n, [&](int64_t n, int64_t c, int64_t od, int64_t oh, int64_t ow) {
     const T* plane = in.plane(n, c);
+    const Window win = window_of<Kind>(a, od, oh, ow);
     if constexpr (Kind == PoolKind::Max || Kind == PoolKind::AdaptiveMax) {
-      int64_t h0, h1, w0, w1, dh = 1, dw = 1;
-      if constexpr (Kind == PoolKind::Max) {
-        h0 = oh * a.stride_h - a.pad_h;
-        w0 = ow * a.stride_w - a.pad_w;
-        h1 = min64(h0 + (a.kernel_h - 1) * a.dilation_h + 1, a.in_h);
-        w1 = min64(w0 + (a.kernel_w - 1) * a.dilation_w + 1, a.in_w);
-        dh = a.dilation_h;
-        dw = a.dilation_w;
-        while (h0 < 0) h0 += dh;
-        while (w0 < 0) w0 += dw;
-      } else {
-        h0 = window_start(oh, a.out_h, a.in_h);
-        h1 = window_end(oh, a.out_h, a.in_h);
-        w0 = window_start(ow, a.out_w, a.in_w);
-        w1 = window_end(ow, a.out_w, a.in_w);
-      }
       // As the CPU: the first maximum wins, a NaN beats everything (the last NaN is kept).
       Acc best = std::numeric_limits<Acc>::has_infinity ? -std::numeric_limits<Acc>::infinity()
                                                         : std::numeric_limits<Acc>::lowest();
-      int64_t best_index = h0 * a.in_w + w0;
-      for (int64_t h = h0; h < h1; h += dh) {
-        for (int64_t w = w0; w < w1; w += dw) {
-          const Acc v = static_cast<Acc>(plane[h * in.sh + w * in.sw]);
-          if (v > best || is_nan(v)) {
-            best = v;
-            best_index = h * a.in_w + w;
+      int64_t best_index = (win.d.begin * a.h.in + win.h.begin) * a.w.in + win.w.begin;
+      for (int64_t z = win.d.begin; z < win.d.end; z += win.d.step) {
+        for (int64_t y = win.h.begin; y < win.h.end; y += win.h.step) {
+          for (int64_t x = win.w.begin; x < win.w.end; x += win.w.step) {
+            const Acc v = static_cast<Acc>(plane[z * in.sd + y * in.sh + x * in.sw]);
+            if (v > best || is_nan(v)) {
+              best = v;
+              best_index = (z * a.h.in + y) * a.w.in + x;
+            }
           }
         }
       }
-      out.at(n, c, 0, oh, ow) = cast<T>(best);
-      idx.at(n, c, 0, oh, ow) = best_index;
+      out.at(n, c, od, oh, ow) = cast<T>(best);
+      idx.at(n, c, od, oh, ow) = best_index;
     } else {
-      int64_t h0, h1, w0, w1, divisor;
-      if constexpr (Kind == PoolKind::Avg) {
-        const AvgWindow win = avg_window(a, oh, ow);
-        h0 = win.h0, h1 = win.h1, w0 = win.w0, w1 = win.w1, divisor = win.divisor;
-        if (h0 >= h1 || w0 >= w1) {
-          out.at(n, c, 0, oh, ow) = cast<T>(Acc(0));
-          return;
-        }
-      } else {
-        h0 = window_start(oh, a.out_h, a.in_h);
-        h1 = window_end(oh, a.out_h, a.in_h);
-        w0 = window_start(ow, a.out_w, a.in_w);
-        w1 = window_end(ow, a.out_w, a.in_w);
-        divisor = (h1 - h0) * (w1 - w0);
+      if (win.empty()) {  // an Avg window wholly in the padding
+        out.at(n, c, od, oh, ow) = cast<T>(Acc(0));
+        return;
       }
       Acc sum(0);
-      for (int64_t h = h0; h < h1; ++h) {
-        for (int64_t w = w0; w < w1; ++w) sum += static_cast<Acc>(plane[h * in.sh + w * in.sw]);
+      for (int64_t z = win.d.begin; z < win.d.end; ++z) {
+        for (int64_t y = win.h.begin; y < win.h.end; ++y) {
+          for (int64_t x = win.w.begin; x < win.w.end; ++x) sum += static_cast<Acc>(plane[z * in.sd + y * in.sh + x * in.sw]);
+        }
       }
-      out.at(n, c, 0, oh, ow) = cast<T>(sum / static_cast<Acc>(divisor));
+      out.at(n, c, od, oh, ow) = cast<T>(average<Kind>(sum, win));
     }
   });
 }
 
-// grad_input (a.input) from grad_output (a.output): a thread per grad_input element.
+// grad_input (a.input) from grad_output (a.output): a thread per grad_input element, summing in
+// the order the CPU scatters (outputs in (d, h, w) order).
 template <typename T, PoolKind Kind>
 __global__ void pool_backward_kernel(PoolArgs a) {
   using Acc = opmath_t<T>;
   const Image<T> gi = image<T>(a.input);
   const Image<const T> go = image<const T>(a.output);
   const Image<const int64_t> idx = image<const int64_t>(a.indices);
-  const ImageIndex walk{a.c, 1, a.in_h, a.in_w, a.channels_last};
-  for_each_element(walk, a.n, [&](int64_t n, int64_t c, int64_t /*d*/, int64_t h, int64_t w) {
-    // The outputs whose windows may hold (h, w).
-    int64_t oh0, oh1, ow0, ow1;
-    if constexpr (Kind == PoolKind::Max || Kind == PoolKind::Avg) {
-      const int64_t span_h = Kind == PoolKind::Max ? (a.kernel_h - 1) * a.dilation_h + 1 : a.kernel_h;
-      const int64_t span_w = Kind == PoolKind::Max ? (a.kernel_w - 1) * a.dilation_w + 1 : a.kernel_w;
-      oh0 = h + a.pad_h < span_h ? 0 : (h + a.pad_h - span_h) / a.stride_h + 1;
-      ow0 = w + a.pad_w < span_w ? 0 : (w + a.pad_w - span_w) / a.stride_w + 1;
-      oh1 = min64((h + a.pad_h) / a.stride_h + 1, a.out_h);
-      ow1 = min64((w + a.pad_w) / a.stride_w + 1, a.out_w);
-    } else {
-      oh0 = window_start(h, a.in_h, a.out_h);
-      oh1 = window_end(h, a.in_h, a.out_h);
-      ow0 = window_start(w, a.in_w, a.out_w);
-      ow1 = window_end(w, a.in_w, a.out_w);
-    }
+  const ImageIndex walk{a.c, a.d.in, a.h.in, a.w.in, a.channels_last};
+  for_each_element(walk, a.n, [&](int64_t n, int64_t c, int64_t z, int64_t y, int64_t x) {
+    const Span od = outputs_holding<Kind>(a.d, z), oh = outputs_holding<Kind>(a.h, y),
+               ow = outputs_holding<Kind>(a.w, x);
+    const int64_t self_index = (z * a.h.in + y) * a.w.in + x;
     const T* g = go.plane(n, c);
     Acc sum(0);
-    for (int64_t oh = oh0; oh < oh1; ++oh) {
-      for (int64_t ow = ow0; ow < ow1; ++ow) {
-        const Acc v = static_cast<Acc>(g[oh * go.sh + ow * go.sw]);
-        if constexpr (Kind == PoolKind::Max || Kind == PoolKind::AdaptiveMax) {
-          if (idx.at(n, c, 0, oh, ow) == h * a.in_w + w) sum += v;
-        } else if constexpr (Kind == PoolKind::Avg) {
-          const AvgWindow win = avg_window(a, oh, ow);
-          if (win.h0 < win.h1 && win.w0 < win.w1) sum += v / static_cast<Acc>(win.divisor);
-        } else {
-          const int64_t size = (window_end(oh, a.out_h, a.in_h) - window_start(oh, a.out_h, a.in_h)) *
-                               (window_end(ow, a.out_w, a.in_w) - window_start(ow, a.out_w, a.in_w));
-          sum += v / static_cast<Acc>(size);
+    for (int64_t d = od.begin; d < od.end; ++d) {
+      for (int64_t h = oh.begin; h < oh.end; ++h) {
+        for (int64_t w = ow.begin; w < ow.end; ++w) {
+          const Acc v = static_cast<Acc>(g[d * go.sd + h * go.sh + w * go.sw]);
+          if constexpr (Kind == PoolKind::Max || Kind == PoolKind::AdaptiveMax) {
+            if (idx.at(n, c, d, h, w) == self_index) sum += v;
+          } else {
+            const Window win = window_of<Kind>(a, d, h, w);
+            if (!win.empty()) sum += average<Kind>(v, win);
+          }
         }
       }
     }
-    gi.at(n, c, 0, h, w) = cast<T>(sum);
+    gi.at(n, c, z, y, x) = cast<T>(sum);
   });
 }
 
-const char* name_of(PoolKind k, bool backward) {
-  switch (k) {
-    case PoolKind::Max: return backward ? "max_pool2d_with_indices_backward" : "max_pool2d_with_indices";
-    case PoolKind::Avg: return backward ? "avg_pool2d_backward" : "avg_pool2d";
-    case PoolKind::AdaptiveAvg: return backward ? "_adaptive_avg_pool2d_backward" : "_adaptive_avg_pool2d";
-    case PoolKind::AdaptiveMax: return backward ? "adaptive_max_pool2d_backward" : "adaptive_max_pool2d";
-  }
-  return "pool2d";
+// The aten op a launch implements, for error messages.
+const char* name_of(PoolKind k, bool backward, int dims) {
+  static const char* const names[4][2][2] = {  // [kind][3-d][backward]
+      {{"max_pool2d_with_indices", "max_pool2d_with_indices_backward"},
+       {"max_pool3d_with_indices", "max_pool3d_with_indices_backward"}},
+      {{"avg_pool2d", "avg_pool2d_backward"}, {"avg_pool3d", "avg_pool3d_backward"}},
+      {{"_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward"}, {"_adaptive_avg_pool3d", "_adaptive_avg_pool3d_backward"}},
+      {{"adaptive_max_pool2d", "adaptive_max_pool2d_backward"}, {"adaptive_max_pool3d", "adaptive_max_pool3d_backward"}},
+  };
+  return names[static_cast<int>(k)][dims == 3 ? 1 : 0][backward ? 1 : 0];
 }
 
 template <bool Backward, typename T, PoolKind Kind>
 void run(Stream stream, const PoolArgs& a) {
-  const int64_t total = a.n * a.c * (Backward ? a.in_h * a.in_w : a.out_h * a.out_w);
+  const int64_t total =
+      a.n * a.c * (Backward ? a.d.in * a.h.in * a.w.in : a.d.out * a.h.out * a.w.out);
   if (total == 0) return;
+  const char* name = name_of(Kind, Backward, a.dims);
   if constexpr (Backward) {
-    launch_independent(name_of(Kind, true), pool_backward_kernel<T, Kind>, blocks_for(total, 256, foo::sim::kMaxGridDimY), dim3(256), stream, a);
+    launch_independent(name, pool_backward_kernel<T, Kind>, blocks_for(total, 256, foo::sim::kMaxGridDimY), dim3(256), stream, a);
   } else {
-    launch_independent(name_of(Kind, false), pool_forward_kernel<T, Kind>, blocks_for(total, 256, foo::sim::kMaxGridDimY), dim3(256), stream, a);
+    launch_independent(name, pool_forward_kernel<T, Kind>, blocks_for(total, 256, foo::sim::kMaxGridDimY), dim3(256), stream, a);
   }
 }
 
 template <bool Backward>
 void pool(Stream stream, const PoolArgs& a) {
   if (!Backward && a.kind == PoolKind::Max) {  // max pooling also takes integers, as on the CPU
-    return dispatch<kNumericTypes>(a.dtype, name_of(a.kind, false), [&](auto tag) {
+    return dispatch<kNumericTypes>(a.dtype, name_of(a.kind, false, a.dims), [&](auto tag) {
       run<false, typename decltype(tag)::type, PoolKind::Max>(stream, a);
     });
   }
-  dispatch<kFloatingTypes>(a.dtype, name_of(a.kind, Backward), [&](auto tag) {
+  dispatch<kFloatingTypes>(a.dtype, name_of(a.kind, Backward, a.dims), [&](auto tag) {
     using T = typename decltype(tag)::type;
     switch (a.kind) {
       case PoolKind::Max: return run<Backward, T, PoolKind::Max>(stream, a);
@@ -191,7 +213,7 @@ void pool(Stream stream, const PoolArgs& a) {
 
 }  // namespace
 
-void pool2d_forward(Stream stream, const PoolArgs& a) { pool<false>(stream, a); }
-void pool2d_backward(Stream stream, const PoolArgs& a) { pool<true>(stream, a); }
+void pool_forward(Stream stream, const PoolArgs& a) { pool<false>(stream, a); }
+void pool_backward(Stream stream, const PoolArgs& a) { pool<true>(stream, a); }
 
 }  // namespace foo::kernels::FOO_TARGET

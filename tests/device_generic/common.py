@@ -36,7 +36,7 @@ def manifest_skip(op, dtype):
 # module_inputs_func use has a foo kernel): each passes every test of test_modules_generic.py with
 # the fallback forbidden. Not here (2026-11-26), by the first op or reason that stops them:
 # MultiMarginLoss, MultiLabelMarginLoss, CTCLoss, FractionalMaxPool*,
-# 3d pooling and LocalResponseNorm (avg_pool3d), MultiheadAttention (baddbmm); TransformerEncoder
+# MultiheadAttention (baddbmm); TransformerEncoder
 # runs natively, but module_db marks its test_factory_kwargs an expected failure, which passes here.
 NATIVE_MODULES = (
     "nn.Linear", "nn.Bilinear", "nn.Embedding",
@@ -46,7 +46,9 @@ NATIVE_MODULES = (
     "nn.LazyConv1d", "nn.LazyConv2d", "nn.LazyConv3d",
     "nn.LazyConvTranspose1d", "nn.LazyConvTranspose2d", "nn.LazyConvTranspose3d",
     "nn.AvgPool1d", "nn.AvgPool2d", "nn.MaxPool1d", "nn.MaxPool2d", "nn.LPPool1d", "nn.LPPool2d",
+    "nn.AvgPool3d", "nn.MaxPool3d", "nn.LPPool3d", "nn.LocalResponseNorm",
     "nn.AdaptiveAvgPool1d", "nn.AdaptiveAvgPool2d", "nn.AdaptiveMaxPool1d", "nn.AdaptiveMaxPool2d",
+    "nn.AdaptiveAvgPool3d", "nn.AdaptiveMaxPool3d",
     "nn.BatchNorm1d", "nn.BatchNorm2d", "nn.BatchNorm3d", "nn.InstanceNorm1d", "nn.InstanceNorm2d",
     "nn.InstanceNorm3d", "nn.GroupNorm", "nn.LayerNorm", "nn.RMSNorm",
     "nn.ReLU", "nn.ReLU6", "nn.LeakyReLU", "nn.GELU", "nn.SiLU", "nn.Sigmoid", "nn.LogSigmoid", "nn.Tanh",
