@@ -215,6 +215,7 @@
 #include "native/cumprod_out.h"
 #include "native/sort_stable_out.h"
 #include "native/topk_out.h"
+#include "native/equal.h"
 #include "native/all_all_out.h"
 #include "native/all_dim_out.h"
 #include "native/all_dims_out.h"

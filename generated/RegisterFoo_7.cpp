@@ -35,6 +35,7 @@
 #include "native/index_select_out.h"
 #include "native/embedding_bag_per_sample_weights_backward.h"
 #include "native/scatter_value_reduce_out.h"
+#include "native/equal.h"
 #include "native/all_dim_out.h"
 #include "native/mse_loss_out.h"
 #include "native/huber_loss_out.h"
@@ -1619,6 +1620,15 @@ at::Tensor & wrapper_scatter__value_reduce(at::Tensor & self, int64_t dim, const
   return at::wrapper_PrivateUse1_scatter__value_reduce(self, dim, index, value, reduce);
 }
 
+bool wrapper_equal(const at::Tensor & self, const at::Tensor & other) {
+  FOO_COUNT_CALL("equal");
+  ::std::optional<c10::Device> common_device_;
+  check_device("aten::equal", "self", self, common_device_, false);
+  check_device("aten::equal", "other", other, common_device_, false);
+  const c10::OptionalDeviceGuard device_guard_(common_device_);
+  return foo::native::equal(self, other);
+}
+
 at::Tensor & wrapper_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
   FOO_COUNT_CALL("all_dim_out");
   ::std::optional<c10::Device> common_device_;
@@ -1754,6 +1764,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("scatter.value_reduce_out", TORCH_FN(wrapper_scatter_value_reduce_out));
   m.impl("scatter.value_reduce", TORCH_FN(wrapper_scatter_value_reduce));
   m.impl("scatter_.value_reduce", TORCH_FN(wrapper_scatter__value_reduce));
+  m.impl("equal", TORCH_FN(wrapper_equal));
   m.impl("all.out", TORCH_FN(wrapper_all_out));
   m.impl("all.dim", TORCH_FN(wrapper_all_dim));
   m.impl("mse_loss.out", TORCH_FN(wrapper_mse_loss_out));

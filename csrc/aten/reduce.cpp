@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "aten/device_memory.h"
 #include "aten/kernel_dtype.h"
 #include "aten/out_arg.h"
 #include "kernels/reduce.h"
@@ -27,6 +28,7 @@
 #include "native/any_dims_out.h"
 #include "native/argmax_out.h"
 #include "native/argmin_out.h"
+#include "native/equal.h"
 #include "native/max_dim_out.h"
 #include "native/max_unary_out.h"
 #include "native/linalg_vector_norm_out.h"
@@ -425,6 +427,17 @@ std::tuple<at::Tensor&, at::Tensor&> std_mean_out(const at::Tensor& self, at::Op
                                                   const std::optional<at::Scalar>& correction, bool keepdim,
                                                   at::Tensor& out0, at::Tensor& out1) {
   return var_std_mean("std_mean", true, self, dim, correction, keepdim, out0, out1);
+}
+
+// As the CPU: other dtypes compare after promotion, other shapes are unequal, NaN equals nothing
+// (an alias of itself included).
+bool equal(const at::Tensor& self, const at::Tensor& other) {
+  TORCH_CHECK(self.device() == other.device(), "equal: expected both tensors on the same device, got ",
+              self.device(), " and ", other.device());
+  if (self.sizes() != other.sizes()) return false;
+  if (self.numel() == 0) return true;
+  const at::Tensor same = at::eq(self, other).all();
+  return stage_to_cpu(same, "torch.equal reads its answer on the host").item<bool>();
 }
 
 TORCH_IMPL_FUNC(all_all_out)(const at::Tensor& self, const at::Tensor& out) {
