@@ -16,8 +16,9 @@ CUSTOM_KEYS = ("schema", "kernel", "tags", "tests")
 # Keys of an entry's optional `tests:` mapping (read by tests/ops/, not by the generators).
 # Custom ops have no OpInfo, so they can only say which tests cover them. A backward op has no
 # OpInfo either: `gradient_of` names the OpInfos whose gradient tests reach it (tests/ops checks
-# that their backward calls it on foo).
-ATEN_TEST_KEYS = ("opinfo", "skip", "covered_by", "gradient_of")
+# that their backward calls it on foo). `sim_only_path` says the entry's kernel launches a sim-only
+# fast path (csrc/sim/fast_paths.h): its generated tests then run once more with those paths off.
+ATEN_TEST_KEYS = ("opinfo", "skip", "covered_by", "gradient_of", "sim_only_path")
 CUSTOM_TEST_KEYS = ("covered_by",)
 
 class ManifestError(Exception):
@@ -38,6 +39,7 @@ class Tests:
     covered_by: str = ""
     gradient_of: tuple[str, ...] = ()
     line: int = 0  # of the `tests:` key; 0 when the entry has none
+    sim_only_path: str = ""  # which sim-only path the kernel takes (its cuda twin is tested too)
 
 
 @dataclass(frozen=True)
@@ -194,7 +196,7 @@ def _tests(e: LineDict, path: str, allowed) -> Tests:
             raise ManifestError(
                 path, line, f"'{alone}' says the op has no generated tests of its own, so it cannot go with "
                 + " or ".join(f"'{k}'" for k in t if k != alone),
-                f"keep either '{alone}' or 'opinfo'/'skip'",
+                f"keep either '{alone}' or 'opinfo'/'skip'/'sim_only_path'",
             )
     gradient_of = t.get("gradient_of", [])
     if "gradient_of" in t and (not isinstance(gradient_of, list) or not gradient_of
@@ -233,11 +235,18 @@ def _tests(e: LineDict, path: str, allowed) -> Tests:
             path, t.key_lines["covered_by"], f"'covered_by' must say which tests cover the op, got {covered_by!r}",
             "write e.g. 'covered_by: \"tests/test_views.py\"'",
         )
+    sim_only_path = t.get("sim_only_path", "")
+    if "sim_only_path" in t and (not isinstance(sim_only_path, str) or not sim_only_path.strip()):
+        raise ManifestError(
+            path, t.key_lines["sim_only_path"], f"'sim_only_path' must say which sim-only path the kernel takes, got {sim_only_path!r}",
+            "write e.g. 'sim_only_path: \"small rows run softmax_rows_as_warps (kernels/softmax.cu)\"'",
+        )
     return Tests(
         tuple(n.strip() for n in opinfo),
         tuple((k.strip(), r.strip()) for k, r in skip.items()),
         covered_by.strip(),
         tuple(n.strip() for n in gradient_of),
         line,
+        sim_only_path.strip(),
     )
 

@@ -173,6 +173,20 @@ def foo_kernels_only():
     assert torch_foo.fallback_report() == {}, f"fell back to the CPU: {torch_foo.fallback_report()}"
 
 
+@contextlib.contextmanager
+def cuda_paths():
+    """Inside, the sim device launches exactly the kernels cuda launches: no sim-only fast path
+    (sim/fast_paths.h). How a test runs cuda's kernels on sim."""
+    import torch_foo
+
+    before = torch_foo.sim_only_paths()
+    torch_foo.set_sim_only_paths(False)
+    try:
+        yield
+    finally:
+        torch_foo.set_sim_only_paths(before)
+
+
 @pytest.fixture
 def no_fallback():
     """The whole test runs on foo's own kernels (foo_kernels_only)."""

@@ -12,13 +12,15 @@ import torch.nn.functional as F
 from torch import nn
 
 import torch_foo
-from conftest import foo_kernels_only
+from conftest import cuda_paths, foo_kernels_only
 
 
 @pytest.fixture(autouse=True)
-def tiled_gemm(monkeypatch):
-    """Pins the convolutions' tiled GEMM kernel (what cuda runs) on sim, as tests/test_gemm.py does."""
-    monkeypatch.setenv("TORCH_FOO_SIM_TILED_GEMM", "1")
+def tiled_gemm():
+    """Pins the kernels cuda runs on sim (the convolutions' tiled GEMM, not the sim's panel
+    products), as tests/test_gemm.py does."""
+    with cuda_paths():
+        yield
 
 
 def _foo(t):

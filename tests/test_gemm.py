@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as F
 
 import torch_foo
-from conftest import fallback_count
+from conftest import cuda_paths, fallback_count
 
 # 16-bit results are compared with the float32 CPU product cast down.
 TOL = {
@@ -20,11 +20,12 @@ GEMM_OPS = ("mm", "bmm", "addmm", "addmv", "dot")
 
 
 @pytest.fixture(autouse=True)
-def tiled_gemm(monkeypatch):
-    """Sim runs products above the small path with a barrier-free panel kernel (gemm_tile.cuh);
-    these tests pin the tiled kernel cuda runs, so its barriers, shared memory and tile edges are
-    checked on sim. test_panel_products_match_tiled checks the panel kernel against it."""
-    monkeypatch.setenv("TORCH_FOO_SIM_TILED_GEMM", "1")
+def tiled_gemm():
+    """Sim runs products above the small path with a barrier-free panel kernel (gemm_tile.cuh), a
+    sim-only path; these tests pin the tiled kernel cuda runs, so its barriers, shared memory and
+    tile edges are checked on sim. test_panel_products_match_tiled checks the panel kernel against it."""
+    with cuda_paths():
+        yield
 
 
 def randn(*shape, dtype=torch.float32):
@@ -201,7 +202,7 @@ def test_integer_products_exact(dtype):
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16])
-def test_panel_products_match_tiled(monkeypatch, dtype):
+def test_panel_products_match_tiled(dtype):
     """The sim's panel kernel sums each element's products in the tiled kernel's order: the same
     bits, across panel and tile edges, transposed operands, batches, beta and a convolution."""
     torch.manual_seed(3)
@@ -213,9 +214,11 @@ def test_panel_products_match_tiled(monkeypatch, dtype):
              lambda d: torch.bmm(d(ba), d(bb).transpose(1, 2)),
              lambda d: F.conv2d(d(img), d(w), padding=1))
     for i, case in enumerate(cases):
-        monkeypatch.setenv("TORCH_FOO_SIM_TILED_GEMM", "1")
-        tiled = case(lambda t: t.to("foo")).cpu()
-        monkeypatch.setenv("TORCH_FOO_SIM_TILED_GEMM", "0")
-        panel = case(lambda t: t.to("foo"))
+        tiled = case(lambda t: t.to("foo")).cpu()  # the fixture's cuda paths
+        torch_foo.set_sim_only_paths(True)
+        try:
+            panel = case(lambda t: t.to("foo"))
+        finally:
+            torch_foo.set_sim_only_paths(False)
         assert panel.device.type == "foo" and panel.dtype == dtype
         assert torch.equal(panel.cpu(), tiled), i

@@ -7,6 +7,7 @@ import torch
 import torch.nn.functional as F
 
 import torch_foo
+from conftest import cuda_paths
 
 A = torch.ops.aten
 OPS = ("_softmax", "_log_softmax", "_softmax_backward_data", "_log_softmax_backward_data",
@@ -157,27 +158,31 @@ def test_nll_loss_empty_and_uint8_targets():
             torch.testing.assert_close(g.cpu(), r)
 
 
-# From 65536 elements on, sim runs rows of <= 1024 with softmax_rows_as_warps (a thread computing
-# a warp's row); 4 rows at a time run the warp kernel. Both must give the same bits, NaN, infinities
-# and signed zeros included.
+# Sim runs rows of <= 1024 with softmax_rows_as_warps (a thread computing a warp's row), a sim-only
+# path, from 65536 elements on and up to 4096 elements in all; cuda runs the warp kernel, which sim
+# runs with its sim-only paths off. Both must give the same bits, NaN, infinities and signed zeros
+# included. (Before cuda_paths(), this compared chunks of 4 rows, which themselves took the tiny
+# problems' rows-as-warps path.)
 @pytest.mark.parametrize("dim,dtype", [(1024, torch.float32), (33, torch.float32), (1000, torch.float16)])
+@pytest.mark.parametrize("size", ["large", "tiny"])
 @pytest.mark.parametrize("log", [False, True])
-def test_softmax_rows_as_warps_match_warp_kernel(dim, dtype, log):
+def test_softmax_rows_as_warps_match_warp_kernel(dim, dtype, size, log):
     torch.manual_seed(2)
-    rows = 65536 // dim + 1
+    rows = 65536 // dim + 1 if size == "large" else 4096 // dim
     x = (torch.randn(rows, dim) * 4).to(dtype)
-    x[1, 3], x[2, :], x[3, 5], x[4, 0] = float("nan"), float("-inf"), float("inf"), -0.0
+    x[1, 3], x[2, :], x[3, 5], x[0, 0] = float("nan"), float("-inf"), float("inf"), -0.0
     g = torch.randn(rows, dim).to(dtype).to("foo")
     fwd = A._log_softmax if log else A._softmax
     bwd = A._log_softmax_backward_data if log else A._softmax_backward_data
     xf = x.to("foo")
     y = fwd(xf, 1, False)
-    y_warp = torch.cat([fwd(xf[i:i + 4], 1, False) for i in range(0, rows, 4)])
     gi = bwd(g, y, 1, dtype)
-    gi_warp = torch.cat([bwd(g[i:i + 4], y[i:i + 4], 1, dtype) for i in range(0, rows, 4)])
+    with cuda_paths():
+        y_warp = fwd(xf, 1, False)
+        gi_warp = bwd(g, y, 1, dtype)
     for got, want in ((y, y_warp), (gi, gi_warp)):
         assert got.device.type == "foo" and got.dtype == dtype
         assert torch.equal(got.cpu().view(torch.int16 if dtype == torch.float16 else torch.int32),
                            want.cpu().view(torch.int16 if dtype == torch.float16 else torch.int32))
-    torch.testing.assert_close(y.cpu()[5:].double(), fwd(x.double(), 1, False)[5:],
+    torch.testing.assert_close(y.cpu()[4:].double(), fwd(x.double(), 1, False)[4:],
                                rtol=2e-3 if dtype == torch.float16 else 1e-5, atol=1e-5)

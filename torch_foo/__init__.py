@@ -102,6 +102,19 @@ def get_fallback_policy():
     return _C._get_fallback_policy()
 
 
+def set_sim_only_paths(enabled):
+    """Let the sim device take its sim-only fast paths (the default), or launch exactly the kernels
+    cuda launches (``False``; the environment's ``TORCH_FOO_SIM_ONLY_PATHS=0`` does it for a
+    process). Each fast path computes the same bits as cuda's kernel; turning them off is how cuda's
+    kernels are tested on sim. No effect on the cuda driver, which has none."""
+    _C._set_sim_only_paths(bool(enabled))
+
+
+def sim_only_paths():
+    """Whether the sim device takes its sim-only fast paths (``set_sim_only_paths``)."""
+    return _C._sim_only_paths()
+
+
 __all__ = [
     "InductorUnsupportedError",
     "device",
@@ -111,4 +124,6 @@ __all__ = [
     "ops",
     "reset_fallback_report",
     "set_fallback_policy",
+    "set_sim_only_paths",
+    "sim_only_paths",
 ]

@@ -20,11 +20,13 @@
 // An epilogue provides __device__ void store(int64_t b, int64_t row, int64_t col, Acc acc) const,
 // called once per element of D (acc is 0 when shape.k == 0).
 #include <cstdint>
-#include <cstdlib>
 #include <type_traits>
 
 #include "kernels/dtype.h"
 #include "kernels/kernel.h"
+#if !defined(__CUDACC__)
+#include "sim/fast_paths.h"
+#endif
 
 namespace foo::kernels::FOO_TARGET {
 namespace gemm_tile {
@@ -282,16 +284,15 @@ __global__ void panel_product_kernel(Shape s, A a, B b, E e) {
     for (int c = 0; c < kPanelCols && col0 + c < s.n; ++c) e.store(bz, row0 + r, col0 + c, acc[r][c]);
 }
 
-// Whether products above the small path run panel_product_kernel: on sim unless
-// TORCH_FOO_SIM_TILED_GEMM is set to a value other than 0 (tests/test_gemm.py and test_cnn.py set
-// it, so the tiled kernel cuda runs keeps being checked on sim: its barriers, shared memory and
-// tile edges). Read at each launch, so a test can switch it within one process.
+// Whether products above the small path run panel_product_kernel: a sim-only path
+// (sim/fast_paths.h), on unless switched off; tests/test_gemm.py and test_cnn.py switch it off,
+// so the tiled kernel cuda runs keeps being checked on sim: its barriers, shared memory and tile
+// edges.
 inline bool panel_products() {
 #if defined(__CUDACC__)
   return false;
 #else
-  const char* tiled = std::getenv("TORCH_FOO_SIM_TILED_GEMM");
-  return tiled == nullptr || tiled[0] == '\0' || (tiled[0] == '0' && tiled[1] == '\0');
+  return foo::sim::sim_only_paths();
 #endif
 }
 

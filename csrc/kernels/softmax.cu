@@ -17,6 +17,9 @@
 #include "kernels/math.cuh"
 #include "kernels/softmax.h"
 #include "kernels/softmax_reduce.h"
+#if !defined(__CUDACC__)
+#include "sim/fast_paths.h"
+#endif
 
 namespace foo::kernels::FOO_TARGET {
 namespace {
@@ -258,18 +261,19 @@ __global__ void softmax_backward_columns(const G* go, const G* y, GI* gi, int64_
 // ---- launch -------------------------------------------------------------------------------
 
 // Rows of <= kWarpRowMax: whether the rows-as-warps kernel (a thread computing a warp's row,
-// bit-identical) replaces the warp kernel. On sim from kRowsAsWarpsMinElements elements on, and
-// for tiny problems (up to kRowsAsWarpsMaxSmall elements: per-op overhead, where 32 fibers
-// meeting at ten shuffles cost far more than the arithmetic; softmax 1x8 9x -> 1.6x the CPU's
-// time, docs/performance.md); mid-sized problems (the tests' shapes) still run the warp
-// kernel's shuffles; never on cuda.
+// bit-identical) replaces the warp kernel. A sim-only path (sim/fast_paths.h): from
+// kRowsAsWarpsMinElements elements on, and for tiny problems (up to kRowsAsWarpsMaxSmall
+// elements: per-op overhead, where 32 fibers meeting at ten shuffles cost far more than the
+// arithmetic; softmax 1x8 9x -> 1.6x the CPU's time, docs/performance.md); mid-sized problems
+// still run the warp kernel's shuffles. Never on cuda; switched off, never on sim either (the
+// generated tests' cuda-path run).
 #if defined(__CUDACC__)
 constexpr bool rows_as_warps(int64_t, int64_t) { return false; }
 #else
 constexpr int64_t kRowsAsWarpsMinElements = 65536;
 constexpr int64_t kRowsAsWarpsMaxSmall = 4096;
-constexpr bool rows_as_warps(int64_t rows, int64_t dim) {
-  return rows * dim >= kRowsAsWarpsMinElements || rows * dim <= kRowsAsWarpsMaxSmall;
+inline bool rows_as_warps(int64_t rows, int64_t dim) {
+  return (rows * dim >= kRowsAsWarpsMinElements || rows * dim <= kRowsAsWarpsMaxSmall) && foo::sim::sim_only_paths();
 }
 #endif
 constexpr unsigned kRowsAsWarpsThreads = 32;

@@ -13,6 +13,7 @@
 #include "runtime/generator.h"
 #include "runtime/profiler.h"
 #include "runtime/sync_debug.h"
+#include "sim/fast_paths.h"
 
 namespace foo::python {
 PyMethodDef* custom_op_methods();  // generated/FooPythonOps.cpp
@@ -85,6 +86,8 @@ PYBIND11_MODULE(_C, m) {
   });
   m.def("_set_fallback_policy", &foo::native::set_fallback_policy);
   m.def("_get_fallback_policy", &foo::native::fallback_policy_name);
+  m.def("_set_sim_only_paths", &foo::sim::set_sim_only_paths);
+  m.def("_sim_only_paths", &foo::sim::sim_only_paths);
   foo::python::add_runtime_bindings(m);
   foo::python::add_distributed_bindings(m);
   add_custom_ops(m);

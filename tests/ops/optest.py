@@ -49,7 +49,7 @@ DTYPES = (
 ) + COMPLEX_DTYPES
 DTYPE_NAMES = {str(d).removeprefix("torch."): d for d in DTYPES}
 # Case names a manifest `skip:` may name (besides dtype and variant names).
-CASES = ("values", "noncontiguous", "out", "inplace", "gradient", "gradcheck")
+CASES = ("values", "noncontiguous", "out", "inplace", "gradient", "gradcheck", "cuda_paths")
 
 # Samples per (op, dtype) and case: the first N of opinfo.sample_inputs (plus the large ones of
 # elementwise ops). They already cover 0-d, empty and broadcasting inputs; layout, out= and
@@ -115,6 +115,9 @@ class Target:
     # Computation dtypes the manifest's pointwise formulas claim; None: every dtype (the entries
     # mapped here have hand-written kernels, or a hand-written one among them).
     claimed: set | None = None
+    # The sim-only paths its kernels take ("" for none; the manifest's `sim_only_path`): its
+    # values and gradients are tested once more with them off (cuda's kernels).
+    sim_only_path: str = ""
 
     def skipped(self, case):
         if case in DTYPE_NAMES and not self.claims(DTYPE_NAMES[case]):
@@ -180,6 +183,8 @@ def targets():
                     key = scoped
                 t.skips.setdefault(key, f"{reason} ({where(entry)})")
             claims.setdefault(t.key, []).append(claimed_dtypes(entry))
+            if entry.tests.sim_only_path:
+                t.sim_only_path = f"{entry.tests.sim_only_path} ({where(entry)})"
     for key, found in claims.items():
         if all(c is not None for c in found):
             out[key].claimed = set().union(*found)

@@ -18,6 +18,7 @@ from torch.utils import _pytree as pytree
 
 import torch_foo
 from codegen.manifest import did_you_mean
+from conftest import cuda_paths
 from optest import (
     CASES, DTYPE_NAMES, N_GRAD, N_GRADCHECK, N_LAYOUT, N_VALUES, REPO, assert_same, candidate_names,
     check_against_cpu, copy_to, describe, diff_outputs, dtype_mentioned, dtype_name, entry_name, fail,
@@ -291,6 +292,28 @@ def test_gradient(key, dtype, sid):
     with native(what, dtype):
         actual = torch.autograd.grad(diff_outputs(t.opinfo, foo), grad_leaves(foo), foo_grad_outs, allow_unused=True)
     assert_same(list(actual), list(expected), what)
+
+
+# ---- cuda's kernels where sim takes a sim-only path ----------------------------------------------
+
+
+@pytest.mark.parametrize("key,dtype,sid", _params("cuda_paths", lambda t: t.dtypes, N_VALUES, lambda t: t.sim_only_path))
+def test_cuda_paths_values(key, dtype, sid):
+    """An entry whose kernel takes a sim-only path (manifest `sim_only_path`) also runs the kernel
+    cuda runs for the same samples: the values case with the sim's fast paths off."""
+    with cuda_paths():
+        test_values(key, dtype, sid)
+
+
+@pytest.mark.parametrize(
+    "key,dtype,sid",
+    _params("cuda_paths", lambda t: [torch.float32] if t.grad_dtype_ok(torch.float32) else [], N_GRAD,
+            lambda t: t.sim_only_path, requires_grad=True),
+)
+def test_cuda_paths_gradient(key, dtype, sid):
+    """The same for float32 gradients: the backward kernels' cuda paths."""
+    with cuda_paths():
+        test_gradient(key, dtype, sid)
 
 
 @pytest.mark.parametrize(
