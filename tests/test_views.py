@@ -101,3 +101,47 @@ def test_set_source_storage_offset(x):
     assert_foo_equal(y, torch.tensor([[2.0, 3.0], [8.0, 9.0]]))
     y.copy_(torch.zeros(2, 2))  # writes land in x
     assert x[0, 2].item() == 0.0 and x[1, 3].item() == 0.0
+
+
+# resize_, set_ and the view ops are ATen's own logic (CUDA's registrations); these pin the rules
+# foo's hand-written versions got wrong or worded their own way.
+def test_resize_to_the_same_size_keeps_strides():
+    """ATen's resize_impl_: same sizes, nothing changes (the CPU and CUDA keep a transposed out=)."""
+    for device in ("cpu", "foo"):
+        t = torch.arange(6.0, device=device).reshape(2, 3).t()
+        t.resize_(3, 2)
+        assert t.stride() == (1, 3), device
+        assert torch.equal(t.cpu(), torch.arange(6.0).reshape(2, 3).t())
+        t.resize_(3, 2, memory_format=torch.contiguous_format)  # a memory format restrides
+        assert t.stride() == (2, 1), device
+
+
+@pytest.mark.parametrize("call", [
+    lambda t: t.as_strided((4, 4), (4, 1), 20),          # past the storage
+    lambda t: t.as_strided((2, 2), (1, 1), -1),          # negative offset
+    lambda t: t.view(5, 5),                               # wrong element count
+    lambda t: t.t().view(24),                             # not viewable
+    lambda t: torch.empty(0, device=t.device).set_(t.untyped_storage(), 0, (2, 2), (1,)),
+    lambda t: torch.empty(0, device=t.device).set_(t.untyped_storage(), -1, (2, 2), (2, 1)),
+], ids=["as_strided_oob", "as_strided_offset", "view_numel", "view_strides", "set_stride_len", "set_offset"])
+def test_view_and_set_errors_as_the_cpu(call):
+    """The CPU's exception type and message, word for word."""
+    with pytest.raises(Exception) as cpu:
+        call(BASE.clone())
+    with pytest.raises(type(cpu.value)) as foo:
+        call(BASE.to("foo"))
+    assert str(foo.value) == str(cpu.value)
+
+
+def test_set_to_another_device_storage_is_refused(x):
+    with pytest.raises(RuntimeError, match="the devices must match"):
+        x.set_(torch.zeros(3).untyped_storage(), 0, (3,), (1,))
+
+
+def test_set_beyond_the_storage_grows_it_as_the_cpu():
+    """set_ with sizes the storage cannot hold grows the storage (ATen's resize_impl_), keeping
+    its bytes; foo used to refuse."""
+    t = BASE.to("foo")
+    y = torch.empty(0, device="foo").set_(t.untyped_storage(), 0, (4, 7), (7, 1))
+    assert y.shape == (4, 7) and t.untyped_storage().nbytes() >= 28 * 4
+    assert torch.equal(y.flatten()[:24].cpu(), BASE.flatten())
