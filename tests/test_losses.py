@@ -79,12 +79,16 @@ def test_16bit_bce_as_accurate_as_the_cpu(dtype):
 def test_bce_bad_input_raises_the_cpu_error():
     x = torch.tensor([0.2, 1.5], device="foo")
     y = torch.tensor([0.0, 1.0], device="foo")
+    # Checked on the device: raised at the next synchronisation (test_device_errors.py).
+    F.binary_cross_entropy(x, y)
     with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):
-        F.binary_cross_entropy(x, y)
+        torch.foo.synchronize()
+    F.binary_cross_entropy(y, torch.tensor([0.5, -1.0], device="foo"))
     with pytest.raises(RuntimeError, match="all elements of target should be between 0 and 1"):
-        F.binary_cross_entropy(y, torch.tensor([0.5, -1.0], device="foo"))
+        torch.foo.synchronize()
+    loss = F.binary_cross_entropy(torch.tensor([float("nan")], device="foo"), torch.tensor([0.5], device="foo"))
     with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):
-        F.binary_cross_entropy(torch.tensor([float("nan")], device="foo"), torch.tensor([0.5], device="foo"))
+        loss.item()
 
 
 def test_loss_parameter_errors():
