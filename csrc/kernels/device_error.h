@@ -29,6 +29,9 @@ enum class DeviceErrorKind : int32_t {
   TargetOutOfBounds = 5,      // IndexError "Target V is out of bounds." (nll_loss, cross_entropy)
   BceInputRange = 6,          // RuntimeError "all elements of input should be between 0 and 1"
   BceTargetRange = 7,         // RuntimeError "all elements of target should be between 0 and 1"
+  BernoulliProbability = 8,   // RuntimeError "Expected p_in >= 0 && p_in <= 1 to be true, but got false."
+  MultiMarginTarget = 9,      // RuntimeError "target out of range" (multi_margin_loss)
+  MultilabelMarginTarget = 10,  // RuntimeError "argument #2 'target' is out of range" (multilabel_margin_loss)
 };
 
 struct DeviceErrorSite {

@@ -123,6 +123,18 @@ void raise(const Word (&w)[kDeviceErrorWords], bool at_the_op) {
       index_error = false;
       message = "all elements of target should be between 0 and 1";
       break;
+    case DeviceErrorKind::BernoulliProbability:
+      index_error = false;
+      message = "Expected p_in >= 0 && p_in <= 1 to be true, but got false.";
+      break;
+    case DeviceErrorKind::MultiMarginTarget:
+      index_error = false;
+      message = "target out of range";
+      break;
+    case DeviceErrorKind::MultilabelMarginTarget:
+      index_error = false;
+      message = "argument #2 'target' is out of range";
+      break;
     case DeviceErrorKind::None:
       index_error = false;
       message = c10::str("foo: a kernel reported an unknown device error (kind ", w[2], ")");
