@@ -1,6 +1,6 @@
 """Device-side errors (issue 21, "no hidden synchronisation"): ops whose kernels check their input
-(the index ops' ranges, nll_loss/cross_entropy's targets, binary_cross_entropy's [0, 1]) no
-longer wait for the device. A kernel that meets bad input records it in the device's error word;
+(the index ops' ranges, nll_loss/cross_entropy's and the margin losses' targets,
+binary_cross_entropy's and bernoulli_'s [0, 1]) no longer wait for the device. A kernel that meets bad input records it in the device's error word;
 the op returns; the next point that waits anyway (torch.foo.synchronize, .cpu(), .item(),
 Stream/Event synchronize) raises the CPU's exception type and message, naming the op, and clears
 the word, so the device stays usable. TORCH_FOO_LAUNCH_BLOCKING=1 raises at the op
@@ -86,6 +86,18 @@ def _cases():
                       lambda d, i: F.binary_cross_entropy(d(PROBS * (3.0 if i is BAD else 1.0)), d(PROBS))),
         "bce_target": (RuntimeError, "all elements of target should be between 0 and 1", "binary_cross_entropy",
                        lambda d, i: F.binary_cross_entropy(d(PROBS), d(PROBS - (1.0 if i is BAD else 0.0)))),
+        "bernoulli": (RuntimeError, r"Expected p_in >= 0 && p_in <= 1 to be true, but got false\.", "bernoulli_",
+                      lambda d, i: d(torch.zeros(2)).bernoulli_(d(PROBS * (2.0 if i is BAD else 0.0)))),
+        "multi_margin": (RuntimeError, "target out of range", "multi_margin_loss",
+                         lambda d, i: F.multi_margin_loss(d(LOGITS), d(torch.where(TARGETS == 3, 4 if i is BAD else 3,
+                                                                                   TARGETS)))),
+        "multi_margin_backward": (RuntimeError, "target out of range", "multi_margin_loss_backward",
+                                  lambda d, i: torch.ops.aten.multi_margin_loss_backward(
+                                      d(torch.tensor(1.0)), d(LOGITS), d(torch.where(TARGETS == 3, -1 if i is BAD else 3,
+                                                                                     TARGETS)), 1, 1.0, None, 1)),
+        "multilabel_margin": (RuntimeError, "argument #2 'target' is out of range", "multilabel_margin_loss_forward",
+                              lambda d, i: F.multilabel_margin_loss(
+                                  d(LOGITS), d(torch.tensor([[0, 3, -1, 0]] * 4 + [[1, 4 if i is BAD else 2, -1, 0]])))),
     }
 
 
