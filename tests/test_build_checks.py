@@ -104,9 +104,10 @@ def _includes(folder: Path, pattern: str):
 # folder -> (what its quoted includes may start with, whether torch headers are allowed)
 LAYERS = {
     "sim": (("sim/",), False),
-    # "": its own files, by bare name. kernels/launch_trace.h: the launch hook the kernels' launch
-    # path calls and the driver's kernel trace defines (torch-free; kernels include no driver).
-    "runtime/driver": (("sim/", "runtime/driver/", "", "kernels/launch_trace.h"), False),
+    # "": its own files, by bare name. kernels/launch_trace.h, kernels/launch_blocking.h: the launch
+    # hooks the kernels' launch path calls and the driver defines (torch-free; kernels include no
+    # driver).
+    "runtime/driver": (("sim/", "runtime/driver/", "", "kernels/launch_trace.h", "kernels/launch_blocking.h"), False),
     "kernels": (("kernels/", "sim/"), False),
 }
 

@@ -131,12 +131,14 @@ def test_nll_loss_bad_target():
     x = torch.randn(4, 6, device="foo").log_softmax(1)
     for bad in (6, -1):
         target = torch.tensor([0, bad, 2, 3], device="foo")
-        for reduction in (0, 1, 2):
+        for reduction in (0, 1, 2):  # checked on the device: raised at the next synchronisation
+            A.nll_loss_forward(x, target, None, reduction, -100)
             with pytest.raises(IndexError, match=f"Target {bad} is out of bounds"):
-                A.nll_loss_forward(x, target, None, reduction, -100)
+                torch.foo.synchronize()
+        A.nll_loss_backward(torch.tensor(1.0, device="foo"), x, target, None, 1, -100,
+                            torch.tensor(4.0, device="foo"))
         with pytest.raises(IndexError, match=f"Target {bad} is out of bounds"):
-            A.nll_loss_backward(torch.tensor(1.0, device="foo"), x, target, None, 1, -100,
-                                torch.tensor(4.0, device="foo"))
+            torch.foo.synchronize()
     # the device is fine afterwards; an ignored target may be anything
     target = torch.tensor([0, 99, 2, 3], device="foo")
     loss, total = A.nll_loss_forward(x, target, None, 1, 99)

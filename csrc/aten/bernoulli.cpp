@@ -5,6 +5,7 @@
 
 #include "aten/random_common.h"
 #include "kernels/random.h"
+#include "runtime/device_error.h"
 #include "native/bernoulli_float_.h"
 #include "native/bernoulli_out.h"
 #include "native/bernoulli_tensor_.h"
@@ -27,12 +28,14 @@ at::Tensor& bernoulli_scalar(at::Tensor& self, double p, std::optional<at::Gener
   const auto stream = current_kernel_stream(self);
   return write_in_place(self, [&](at::Tensor& t, const Layout& layout) {
     FOO_CALL_KERNEL(bernoulli_fill, stream, kernel_dtype(t.scalar_type()), t.mutable_data_ptr(), layout, t.numel(),
-                    state.seed, state.offset, p, nullptr, foo::kernels::DType::Float64, Layout{}, nullptr);
+                    state.seed, state.offset, p, nullptr, foo::kernels::DType::Float64, Layout{},
+                    foo::kernels::DeviceErrorSite{});
   });
 }
 
 // self[i] = u_i < p[i], p broadcast to self's shape. Like the CPU, a p outside [0, 1] is an error:
-// the kernel flags it on the device and the host reads the flag (one synchronisation).
+// the kernel reports it on the device, raised at the host's next wait (runtime/device_error.h);
+// the op does not wait.
 at::Tensor& bernoulli_tensor(at::Tensor& self, const at::Tensor& p, std::optional<at::Generator> generator) {
   TORCH_CHECK_NOT_IMPLEMENTED(at::isFloatingType(p.scalar_type()),
                               "\"bernoulli_\" not implemented for a probability tensor of dtype ", p.scalar_type());
@@ -42,13 +45,14 @@ at::Tensor& bernoulli_tensor(at::Tensor& self, const at::Tensor& p, std::optiona
   const auto [p_expanded, p_layout] = readable_layout(p_broadcast);
   const auto state = reserve_philox(self.device().index(), std::move(generator), self.numel());
   const auto stream = current_kernel_stream(self);
-  auto error = at::zeros({1}, self.options().dtype(at::kInt));
+  const auto error = foo::runtime::device_error_site(self.device().index(), stream, "bernoulli_",
+                                                    foo::kernels::DeviceErrorKind::BernoulliProbability);
   write_in_place(self, [&](at::Tensor& t, const Layout& layout) {
     FOO_CALL_KERNEL(bernoulli_fill, stream, kernel_dtype(t.scalar_type()), t.mutable_data_ptr(), layout, t.numel(),
                     state.seed, state.offset, 0.0, p_expanded.const_data_ptr(), kernel_dtype(p.scalar_type()),
-                    p_layout, error.mutable_data_ptr<int>());
+                    p_layout, error);
   });
-  TORCH_CHECK(error.item<int>() == 0, "bernoulli_: expected every probability in p to be in [0, 1] (p_in >= 0 && p_in <= 1)");
+  foo::runtime::raise_device_error_if_blocking(self.device().index());
   return self;
 }
 

@@ -21,6 +21,7 @@
 #include "native/fill_tensor.h"
 #include "native/local_scalar_dense.h"
 #include "native/zero_.h"
+#include "runtime/device_error.h"
 #include "runtime/event.h"
 #include "runtime/host_allocator.h"
 #include "runtime/stream.h"
@@ -167,6 +168,7 @@ void memcpy_host(const at::Tensor& src, const at::Tensor& dst, CopyKind kind, c1
   if (kind == CopyKind::HostToDevice && !pinned) return;
   if (pinned && non_blocking && foo::runtime::record_host_use(host.storage().data_ptr(), stream)) return;
   driver().synchronize_stream(handle);
+  foo::runtime::raise_device_error_after_wait(device, handle);  // a kernel's bad-input report
 }
 
 void copy_device_to_device(const at::Tensor& src, const at::Tensor& dst) {
@@ -235,7 +237,9 @@ void copy_host_to_device(const at::Tensor& src, const at::Tensor& dst, bool non_
   memcpy_host(dense_host, landing, CopyKind::HostToDevice, dst.device().index());
   copy_on_device(landing, dst);
   // The pageable host buffer must outlive the asynchronous copy.
-  driver().synchronize_stream(current_native_stream(dst.device().index()));
+  const auto handle = current_native_stream(dst.device().index());
+  driver().synchronize_stream(handle);
+  foo::runtime::raise_device_error_after_wait(dst.device().index(), handle);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include "runtime/device_error.h"
 #include "runtime/stream.h"
 #include "runtime/sync_debug.h"
 
@@ -38,6 +39,7 @@ at::Tensor stage_to_cpu(const at::Tensor& src, const char* why) {
   driver().memcpy_async(buffer.data_ptr(), storage_bytes(src) + first * itemsize,
                         buffer.numel(), CopyKind::DeviceToHost, stream);
   driver().synchronize_stream(stream);
+  foo::runtime::raise_device_error_after_wait(src.device().index(), stream);  // a kernel's bad-input report
   return at::empty({0}, options).set_(buffer.storage(), src.storage_offset() - first, src.sizes(),
                                       src.strides());
 }

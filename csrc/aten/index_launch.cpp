@@ -4,9 +4,9 @@
 
 #include <vector>
 
-#include "aten/device_memory.h"
 #include "aten/elementwise.h"
 #include "aten/pointwise.h"
+#include "runtime/device_error.h"
 #include "runtime/stream.h"
 
 namespace foo::native {
@@ -50,15 +50,14 @@ void run_index_move(const at::TensorIteratorBase& iter, const IndexMove& move) {
     static_assert(sizeof(v.bytes) >= sizeof(g.value));  // index moves have no complex dtype: 8 bytes hold theirs
     std::memcpy(g.value, v.bytes, sizeof(g.value));
   }
-  const at::Tensor& written = iter.tensor(0);
-  at::Tensor error = at::empty({3}, written.options().dtype(at::kLong));
-  FOO_CALL_KERNEL(index_move, foo::runtime::current_native_stream(written.device().index()), move.mode,
-                  kernel_dtype(move.dtype), g, error.mutable_data_ptr<int64_t>());
-  if (nindex == 0) return;
-  // The one synchronisation: the kernel's error slot is read back before the op returns.
-  const at::Tensor slot = stage_to_cpu(error, "an index op checks its indices' range");
-  const int64_t* e = slot.const_data_ptr<int64_t>();
-  if (e[0] != 0) move.out_of_range(e[1], e[2]);
+  const c10::DeviceIndex device = iter.tensor(0).device().index();
+  const auto stream = foo::runtime::current_native_stream(device);
+  foo::kernels::DeviceErrorSite site;  // no index tensor: nothing to check
+  if (nindex > 0) {
+    site = foo::runtime::device_error_site(device, stream, move.error.op, move.error.kind, move.error.dim);
+  }
+  FOO_CALL_KERNEL(index_move, stream, move.mode, kernel_dtype(move.dtype), g, site);
+  if (nindex > 0) foo::runtime::raise_device_error_if_blocking(device);
 }
 
 at::Tensor index_along(const at::Tensor& index, int64_t dim, at::IntArrayRef shape) {

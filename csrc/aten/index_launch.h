@@ -1,16 +1,24 @@
 #pragma once
 // Host side of kernels/indexing.h: turns an at::TensorIterator laid out as the index kernels
 // want it (operand 0 written, operand 1 read unless a value is scattered, then the index tensors)
-// into an IndexGeometry, launches, and raises the op's own error for an index out of range.
+// into an IndexGeometry and launches; an index out of range is reported on the device
+// (kernels/device_error.h) and raised at the host's next wait (runtime/device_error.h).
 #include <ATen/ATen.h>
 #include <ATen/TensorIterator.h>
 
-#include <functional>
 #include <optional>
 
+#include "kernels/device_error.h"
 #include "kernels/indexing.h"
 
 namespace foo::native {
+
+// Which op an index out of range is reported for, and as which of the CPU's errors.
+struct IndexReport {
+  const char* op;  // a literal
+  foo::kernels::DeviceErrorKind kind;
+  int64_t dim = -1;  // reported as the dimension (gather/scatter); -1: the index tensor's number
+};
 
 struct IndexMove {
   foo::kernels::IndexMode mode;
@@ -19,14 +27,13 @@ struct IndexMove {
   at::DimVector indexed_strides;       // in bytes, of the indexed tensor (read for a gather, written for a scatter)
   bool wrap_negative = false;          // -1 means the last element (index.Tensor, index_put_)
   std::optional<at::Scalar> value;     // scatter this value: the iterator has no read operand
-  // Raises the op's error for index tensor k holding `value` out of range.
-  std::function<void(int64_t value, int64_t k)> out_of_range;
+  IndexReport error;                   // how an index out of range is reported
 };
 
-// Runs the move over `iter`. Reading back the kernel's error slot waits for the device (one
-// synchronisation per call, skipped when there is nothing to move): an index out of range
-// raises the op's Python error instead of touching memory (CUDA would assert on the device and
-// lose the context).
+// Runs the move over `iter` without waiting for the device: an index out of range is never used;
+// the kernel records it in the device's error word and the op's Python error is raised at the
+// next synchronisation, or at once under TORCH_FOO_LAUNCH_BLOCKING=1 (CUDA asserts on the device
+// and loses the context; foo's device stays usable).
 void run_index_move(const at::TensorIteratorBase& iter, const IndexMove& move);
 
 // A 1-D (or 0-d) index laid along dim `dim` of `shape`: stride 0 in every other dim.

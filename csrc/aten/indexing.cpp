@@ -4,9 +4,10 @@
 //
 // Each op builds the iterator ATen's own index kernels build — the written tensor, the read
 // tensor, the index tensors, the indexed one restrided with stride 0 along its indexed dims — and
-// runs kernels/indexing.cu through run_index_move, which raises the op's error for an index out
-// of range after one synchronisation. Structured ops take their checks and output shapes from
-// ATen's meta functions, run by the generated wrappers; their TORCH_IMPL_FUNCs only launch.
+// runs kernels/indexing.cu through run_index_move, which never waits: an index out of range is
+// reported on the device and raised at the next synchronisation (runtime/device_error.h).
+// Structured ops take their checks and output shapes from ATen's meta functions, run by the
+// generated wrappers; their TORCH_IMPL_FUNCs only launch.
 #include <ATen/ATen.h>
 #include <ATen/ExpandUtils.h>
 #include <ATen/MemoryOverlap.h>
@@ -55,22 +56,17 @@ int64_t byte_stride(const at::Tensor& t, int64_t dim) {
   return at::native::ensure_nonempty_stride(t, dim) * static_cast<int64_t>(t.element_size());
 }
 
-// The error of the CPU's index_select, index_add and embedding.
-void index_out_of_range_in_self(int64_t, int64_t) { TORCH_CHECK_INDEX(false, "index out of range in self"); }
+using foo::kernels::DeviceErrorKind;
 
-// The error of the CPU's gather/scatter kernels.
-std::function<void(int64_t, int64_t)> out_of_bounds_for_dim(int64_t dim, int64_t size) {
-  return [dim, size](int64_t value, int64_t) {
-    TORCH_CHECK(false, "index ", value, " is out of bounds for dimension ", dim, " with size ", size);
-  };
-}
+// The error of the CPU's index_select, index_add and embedding: IndexError "index out of range in self".
+IndexReport out_of_range_in_self(const char* op) { return {op, DeviceErrorKind::IndexOutOfRangeInSelf}; }
 
-// The error of the CPU's index.Tensor/index_put_ kernels: `k` numbers the index tensors.
-std::function<void(int64_t, int64_t)> out_of_bounds_for_index(const at::DimVector& sizes) {
-  return [sizes](int64_t value, int64_t k) {
-    TORCH_CHECK_INDEX(false, "index ", value, " is out of bounds for dimension ", k, " with size ", sizes[k]);
-  };
-}
+// The error of the CPU's gather/scatter kernels: RuntimeError "index 5 is out of bounds for dimension 1 with size 4".
+IndexReport out_of_bounds_for_dim(const char* op, int64_t dim) { return {op, DeviceErrorKind::IndexOutOfBoundsDim, dim}; }
+
+// The error of the CPU's index.Tensor/index_put_ kernels: IndexError, the dimension numbering the
+// index tensors.
+IndexReport out_of_bounds_for_index(const char* op) { return {op, DeviceErrorKind::IndexOutOfBoundsIndex}; }
 
 // `t` seen with `shape` through its own strides (ATen's scatter kernels read src that way: the
 // index may cover only the leading part of each of src's dims).
@@ -87,19 +83,19 @@ void gather_impl(const at::Tensor& self, int64_t dim, const at::Tensor& index, c
   auto iter = index_iterator(at::atleast_1d(result), at::native::restride_dim(src, dim, idx.sizes()), {idx});
   const int64_t size = src.size(dim);
   run_index_move(iter, {IndexMode::Gather, self.scalar_type(), {size}, {byte_stride(src, dim)}, false, std::nullopt,
-                        out_of_bounds_for_dim(dim, size)});
+                        out_of_bounds_for_dim("gather", dim)});
 }
 
 // out[index] (op)= src (or value) along dim, out already holding self.
-void scatter_into(const at::Tensor& out, int64_t dim, const at::Tensor& index, const std::optional<at::Tensor>& src,
-                  const std::optional<at::Scalar>& value, IndexMode mode) {
+void scatter_into(const char* op, const at::Tensor& out, int64_t dim, const at::Tensor& index,
+                  const std::optional<at::Tensor>& src, const std::optional<at::Scalar>& value, IndexMode mode) {
   const at::Tensor dst = at::atleast_1d(out), idx = at::atleast_1d(index);
   std::optional<at::Tensor> read;
   if (src.has_value()) read = view_as_index(at::atleast_1d(*src), idx.sizes());
   auto iter = index_iterator(at::native::restride_dim(dst, dim, idx.sizes()), read, {idx});
   const int64_t size = dst.size(dim);
   run_index_move(iter, {mode, out.scalar_type(), {size}, {byte_stride(dst, dim)}, false, value,
-                        out_of_bounds_for_dim(dim, size)});
+                        out_of_bounds_for_dim(op, dim)});
 }
 
 IndexMode mode_of(ReductionType op) {
@@ -143,12 +139,13 @@ at::Scalar reduction_identity(ReductionType op, at::ScalarType dtype) {
 }
 
 // ATen's scatter_impl: out = self, then the scatter.
-void scatter_impl(const at::Tensor& self, int64_t dim, const at::Tensor& index, const std::optional<at::Tensor>& src,
-                  const std::optional<at::Scalar>& value, IndexMode mode, const at::Tensor& out) {
+void scatter_impl(const char* op, const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                  const std::optional<at::Tensor>& src, const std::optional<at::Scalar>& value, IndexMode mode,
+                  const at::Tensor& out) {
   dim = at::maybe_wrap_dim(dim, self.dim());
   if (!self.is_same(out)) out.copy_(self);
   if (index.numel() == 0) return;
-  scatter_into(out, dim, index, src, value, mode);
+  scatter_into(op, out, dim, index, src, value, mode);
 }
 
 void scatter_reduce_two_impl(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src,
@@ -157,11 +154,14 @@ void scatter_reduce_two_impl(const at::Tensor& self, int64_t dim, const at::Tens
   if (!self.is_same(out)) out.copy_(self);
   const ReductionType op = at::native::get_operator_enum(reduce, /*use_new_options=*/true);
   if (index.numel() == 0) return;
-  if (!include_self) scatter_into(out, dim, index, std::nullopt, reduction_identity(op, out.scalar_type()), IndexMode::Scatter);
-  scatter_into(out, dim, index, src, std::nullopt, mode_of(op));
+  const char* name = "scatter_reduce";
+  if (!include_self) {
+    scatter_into(name, out, dim, index, std::nullopt, reduction_identity(op, out.scalar_type()), IndexMode::Scatter);
+  }
+  scatter_into(name, out, dim, index, src, std::nullopt, mode_of(op));
   if (op == ReductionType::MEAN) {  // as the CPU: the sum divided by how many values met there
     at::Tensor count = include_self ? at::ones_like(out) : at::zeros_like(out);
-    scatter_into(count, dim, index, std::nullopt, 1, IndexMode::ScatterAdd);
+    scatter_into(name, count, dim, index, std::nullopt, 1, IndexMode::ScatterAdd);
     count.masked_fill_(count == 0, 1);
     if (out.is_floating_point()) out.div_(count);
     else out.div_(count, "floor");
@@ -185,17 +185,21 @@ void index_add_impl(const at::Tensor& self, int64_t dim, const at::Tensor& index
   }
   auto iter = index_iterator(at::native::restride_dim(dst, dim, src.sizes()), src,
                              {index_along(index, dim, src.sizes())});
+  // The CPU's error depends on its path: scatter_add's for a tensor of several dims and alpha 1.
+  const IndexReport report = result.dim() > 1 && alpha.equal(1) ? out_of_bounds_for_dim("index_add", dim)
+                                                                : out_of_range_in_self("index_add");
   run_index_move(iter, {IndexMode::ScatterAdd, result.scalar_type(), {dst.size(dim)}, {byte_stride(dst, dim)}, false,
-                        std::nullopt, index_out_of_range_in_self});
+                        std::nullopt, report});
 }
 
-void index_select_impl(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& result) {
+void index_select_impl(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& result,
+                       const char* op) {
   if (result.numel() == 0) return;
   const at::Tensor src = at::atleast_1d(self), dst = at::atleast_1d(result);
   auto iter = index_iterator(dst, at::native::restride_dim(src, dim, dst.sizes()),
                              {index_along(index, dim, dst.sizes())});
   run_index_move(iter, {IndexMode::Gather, self.scalar_type(), {src.size(dim)}, {byte_stride(src, dim)}, false,
-                        std::nullopt, index_out_of_range_in_self});
+                        std::nullopt, out_of_range_in_self(op)});
 }
 
 // `indices` [..] viewed as [.., width] (stride 0 along the new last dim), to walk a [.., width]
@@ -280,7 +284,7 @@ AdvancedIndexInfo advanced_index(at::Tensor self, const c10::List<std::optional<
 
 void index_impl(const at::TensorIteratorBase& iter, const at::DimVector& sizes, const at::DimVector& strides) {
   run_index_move(iter, {IndexMode::Gather, iter.dtype(0), sizes, strides, /*wrap_negative=*/true, std::nullopt,
-                        out_of_bounds_for_index(sizes)});
+                        out_of_bounds_for_index("index")});
 }
 
 }  // namespace
@@ -318,7 +322,7 @@ at::Tensor& index_put_impl_(at::Tensor& self, const c10::List<std::optional<at::
   auto iter = index_iterator(info.src, value, info.indices);
   run_index_move(iter, {accumulate ? IndexMode::ScatterAdd : IndexMode::Scatter, self.scalar_type(),
                         info.indexed_sizes, info.indexed_strides, /*wrap_negative=*/true, std::nullopt,
-                        out_of_bounds_for_index(info.indexed_sizes)});
+                        out_of_bounds_for_index("index_put_")});
   return self;
 }
 
@@ -342,7 +346,7 @@ at::Tensor& index_select_out(const at::Tensor& self, int64_t dim, const at::Tens
     at::assert_no_overlap(out, index);
     at::native::resize_output(out, shape);
   }
-  index_select_impl(self, dim, index, out);
+  index_select_impl(self, dim, index, out, "index_select");
   return out;
 }
 
@@ -358,7 +362,7 @@ at::Tensor embedding(const at::Tensor& weight, const at::Tensor& indices, int64_
   if (out.numel() == 0) return out;
   auto iter = index_iterator(out, table_by_row(weight, shape), {indices_by_row(indices, shape)});
   run_index_move(iter, {IndexMode::Gather, weight.scalar_type(), {weight.size(0)}, {byte_stride(weight, 0)}, false,
-                        std::nullopt, index_out_of_range_in_self});
+                        std::nullopt, out_of_range_in_self("embedding")});
   return out;
 }
 
@@ -373,10 +377,7 @@ at::Tensor embedding_dense_backward(const at::Tensor& grad_output, const at::Ten
   const at::Tensor flat_indices = indices.reshape(-1);
   at::Tensor grad = grad_output.reshape({flat_indices.numel(), width});
   if (grad.scalar_type() != acc) grad = grad.to(acc);
-  auto out_of_range = [num_weights](int64_t value, int64_t) {
-    TORCH_CHECK_INDEX(false, "embedding_dense_backward: index ", value, " is out of range for ", num_weights,
-                      " embeddings");
-  };
+  const IndexReport out_of_range{"embedding_dense_backward", DeviceErrorKind::EmbeddingBackwardIndex};
   if (flat_indices.numel() == 0) return grad_weight.to(grad_output.scalar_type());
   if (scale_grad_by_freq) {
     // Each row's gradient divided by how often its index occurs.
@@ -406,7 +407,7 @@ at::Tensor& embedding_renorm_(at::Tensor& self, const at::Tensor& indices, doubl
   const at::Tensor flat = indices.reshape(-1);
   auto iter = index_iterator(used.as_strided(flat.sizes(), {0}), std::nullopt, {flat});
   run_index_move(iter, {IndexMode::Scatter, at::kBool, {self.size(0)}, {byte_stride(used, 0)}, false, true,
-                        index_out_of_range_in_self});
+                        out_of_range_in_self("embedding_renorm_")});
   const at::Tensor rows = at::nonzero(used);  // [n, 1], contiguous
   FOO_CALL_KERNEL(renorm_rows, foo::runtime::current_native_stream(self.device().index()),
                   kernel_dtype(self.scalar_type()), self.mutable_data_ptr(), self.stride(0), self.stride(1),
@@ -426,29 +427,29 @@ TORCH_IMPL_FUNC(gather_out)(const at::Tensor& self, int64_t dim, const at::Tenso
 
 TORCH_IMPL_FUNC(scatter_src_out)(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src,
                                  const at::Tensor& out) {
-  scatter_impl(self, dim, index, src, std::nullopt, IndexMode::Scatter, out);
+  scatter_impl("scatter", self, dim, index, src, std::nullopt, IndexMode::Scatter, out);
 }
 
 TORCH_IMPL_FUNC(scatter_value_out)(const at::Tensor& self, int64_t dim, const at::Tensor& index,
                                    const at::Scalar& value, const at::Tensor& out) {
-  scatter_impl(self, dim, index, std::nullopt, value, IndexMode::Scatter, out);
+  scatter_impl("scatter", self, dim, index, std::nullopt, value, IndexMode::Scatter, out);
 }
 
 TORCH_IMPL_FUNC(scatter_reduce_out)(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src,
                                     c10::string_view reduce, const at::Tensor& out) {
   const IndexMode mode = mode_of(at::native::get_operator_enum(reduce, /*use_new_options=*/false));
-  scatter_impl(self, dim, index, src, std::nullopt, mode, out);
+  scatter_impl("scatter", self, dim, index, src, std::nullopt, mode, out);
 }
 
 TORCH_IMPL_FUNC(scatter_value_reduce_out)(const at::Tensor& self, int64_t dim, const at::Tensor& index,
                                           const at::Scalar& value, c10::string_view reduce, const at::Tensor& out) {
   const IndexMode mode = mode_of(at::native::get_operator_enum(reduce, /*use_new_options=*/false));
-  scatter_impl(self, dim, index, std::nullopt, value, mode, out);
+  scatter_impl("scatter", self, dim, index, std::nullopt, value, mode, out);
 }
 
 TORCH_IMPL_FUNC(scatter_add_out)(const at::Tensor& self, int64_t dim, const at::Tensor& index, const at::Tensor& src,
                                  const at::Tensor& out) {
-  scatter_impl(self, dim, index, src, std::nullopt, IndexMode::ScatterAdd, out);
+  scatter_impl("scatter_add", self, dim, index, src, std::nullopt, IndexMode::ScatterAdd, out);
 }
 
 TORCH_IMPL_FUNC(scatter_reduce_two_out)(const at::Tensor& self, int64_t dim, const at::Tensor& index,

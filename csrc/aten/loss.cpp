@@ -13,11 +13,12 @@
 #include "native/mse_loss_out.h"
 #include "native/smooth_l1_loss_backward_out.h"
 #include "native/smooth_l1_loss_out.h"
-#include "aten/device_memory.h"
 #include "aten/elementwise.h"
 #include "aten/kernel_dtype.h"
 #include "aten/pointwise.h"
 #include "kernels/loss.h"
+#include "runtime/device_error.h"
+#include "runtime/stream.h"
 
 namespace foo::native {
 namespace {
@@ -39,11 +40,11 @@ at::Tensor& reduce_loss(const at::Tensor& loss, int64_t reduction, at::Tensor& o
 
 // f(self, target) over `iter` (loss, self, target), computed in `dtype`.
 void launch_loss(const char* name, const at::TensorIteratorBase& iter, at::ScalarType dtype, LossOp op, double p,
-                 int32_t* error_slot = nullptr) {
+                 const foo::kernels::DeviceErrorSite& error = {}) {
   check_floating(name, dtype);
   const auto kdtype = kernel_dtype(dtype);
   run_elementwise(iter, dtype, {dtype, dtype}, [&](Stream s, const ElementwiseGeometry& g) {
-    FOO_CALL_KERNEL(loss_forward, s, kdtype, g, op, p, error_slot);
+    FOO_CALL_KERNEL(loss_forward, s, kdtype, g, op, p, error);
   });
 }
 
@@ -62,7 +63,7 @@ void structured_loss(const char* name, LossOp op, double p, const at::TensorIter
 
 // out = reduce(f(self, target)); with reduction None `out` receives f directly.
 at::Tensor& pointwise_loss(const char* name, LossOp op, double p, const at::Tensor& self, const at::Tensor& target,
-                           int64_t reduction, at::Tensor& out, const at::Tensor& error = {}) {
+                           int64_t reduction, at::Tensor& out, const foo::kernels::DeviceErrorSite& error = {}) {
   TORCH_CHECK(reduction == at::Reduction::None || reduction == at::Reduction::Mean || reduction == at::Reduction::Sum,
               name, ": ", reduction, " is not a valid value for reduction");
   at::Tensor loss = reduction == at::Reduction::None ? out : at::Tensor();
@@ -71,7 +72,7 @@ at::Tensor& pointwise_loss(const char* name, LossOp op, double p, const at::Tens
                   ? at::TensorIteratorConfig().add_output(loss).add_const_input(self).add_const_input(target).build()
                   : at::TensorIterator::binary_op(loss, self, target);
   const auto dtype = op == LossOp::Bce ? self.scalar_type() : iter.common_dtype();
-  launch_loss(name, iter, dtype, op, p, error.defined() ? error.mutable_data_ptr<int32_t>() : nullptr);
+  launch_loss(name, iter, dtype, op, p, error);
   if (reduction == at::Reduction::None) return iterator_result(out, iter);
   return reduce_loss(iter.tensor(0), reduction, out);
 }
@@ -145,18 +146,21 @@ at::Tensor& huber_loss_backward_out(const at::Tensor& grad_output, const at::Ten
                                  grad_output, self, target, grad_input);
 }
 
-// The CPU multiplies by the weight after the pointwise loss and before reducing.
+// The CPU multiplies by the weight after the pointwise loss and before reducing. An input or
+// target outside [0, 1] is reported on the device (the CPU's RuntimeError at the next wait,
+// runtime/device_error.h); the op does not wait.
 at::Tensor& binary_cross_entropy_out(const at::Tensor& self, const at::Tensor& target,
                                      const std::optional<at::Tensor>& weight, int64_t reduction, at::Tensor& out) {
-  const at::Tensor error = at::zeros({1}, self.options().dtype(at::kInt));
   const bool weighted = weight.has_value() && weight->defined();
   at::Tensor loss = reduction == at::Reduction::None && !weighted ? out : at::Tensor();
-  pointwise_loss("binary_cross_entropy", LossOp::Bce, 0.0, self, target, at::Reduction::None, loss, error);
+  const c10::DeviceIndex device = self.device().index();
+  foo::kernels::DeviceErrorSite error;
   if (self.numel() > 0) {
-    const int32_t flag = stage_to_cpu(error, "binary_cross_entropy checks its inputs' range").item<int32_t>();
-    TORCH_CHECK(flag != 1, "binary_cross_entropy: all elements of input should be between 0 and 1");
-    TORCH_CHECK(flag != 2, "binary_cross_entropy: all elements of target should be between 0 and 1");
+    error = foo::runtime::device_error_site(device, foo::runtime::current_native_stream(device), "binary_cross_entropy",
+                                            foo::kernels::DeviceErrorKind::BceInputRange);
   }
+  pointwise_loss("binary_cross_entropy", LossOp::Bce, 0.0, self, target, at::Reduction::None, loss, error);
+  if (self.numel() > 0) foo::runtime::raise_device_error_if_blocking(device);
   if (weighted) {
     if (reduction != at::Reduction::None) {
       loss = at::mul(loss, *weight);

@@ -1,6 +1,7 @@
 // multi_margin_loss, multilabel_margin_loss and their backward (kernels/margin_loss.cu). Shapes and
 // their errors are ATen's own (multi_margin_loss_shape_check, multilabel_margin_loss_shape_check);
-// the CPU's other checks (p, dtypes, target range) are repeated here with its messages. The forward kernel writes per-sample losses; mean and sum are
+// the CPU's other checks (p, dtypes) are repeated here with its messages, the target range on the
+// device (runtime/device_error.h). The forward kernel writes per-sample losses; mean and sum are
 // the reduction launcher's (at::mean / at::sum on foo).
 #include <ATen/ATen.h>
 #include <ATen/core/Reduction.h>
@@ -14,6 +15,7 @@
 #include "native/multi_margin_loss_out.h"
 #include "native/multilabel_margin_loss_backward_out.h"
 #include "native/multilabel_margin_loss_forward_out.h"
+#include "runtime/device_error.h"
 #include "runtime/stream.h"
 
 namespace foo::native {
@@ -27,6 +29,12 @@ struct MarginOperands {
   at::Tensor input, target, weight;
   foo::kernels::MultiMarginArgs args{};
 };
+
+foo::kernels::Stream stream_of(const at::Tensor& t) { return foo::runtime::current_native_stream(t.device().index()); }
+
+foo::kernels::DeviceErrorSite target_site(const char* op, const at::Tensor& self, foo::kernels::DeviceErrorKind kind) {
+  return foo::runtime::device_error_site(self.device().index(), stream_of(self), op, kind);
+}
 
 MarginOperands prepare(const char* name, const at::Tensor& self, const at::Tensor& target, const at::Scalar& p,
                        const at::Scalar& margin, const std::optional<at::Tensor>& weight) {
@@ -45,17 +53,15 @@ MarginOperands prepare(const char* name, const at::Tensor& self, const at::Tenso
                 ", but got ", weight->scalar_type());
     o.weight = weight->contiguous();
   }
-  if (self.numel() > 0) {
-    // The CPU checks each target as it reads it; one host read of a device flag here.
-    TORCH_CHECK(!at::logical_or(o.target < 0, o.target >= dim).any().item<bool>(), "target out of range");
-  }
   o.args = {o.input.const_data_ptr(), o.target.const_data_ptr<int64_t>(),
             o.weight.defined() ? o.weight.const_data_ptr() : nullptr, self.numel() > 0 ? nframe : 0, dim,
-            static_cast<int32_t>(p.toLong()), margin.toDouble()};
+            static_cast<int32_t>(p.toLong()), margin.toDouble(), {}};
+  // The CPU checks each target as it reads it; the kernels report one out of range on the device
+  // (raised at the next host wait, runtime/device_error.h): the op does not wait.
+  if (self.numel() > 0) o.args.error = target_site(name, self, foo::kernels::DeviceErrorKind::MultiMarginTarget);
   return o;
 }
 
-foo::kernels::Stream stream_of(const at::Tensor& t) { return foo::runtime::current_native_stream(t.device().index()); }
 
 // multilabel: targets are rows of class indices, -1 ending a row; the CPU checks their range first.
 MarginOperands prepare_multilabel(const char* name, const at::Tensor& self, const at::Tensor& target) {
@@ -68,11 +74,11 @@ MarginOperands prepare_multilabel(const char* name, const at::Tensor& self, cons
   MarginOperands o;
   o.input = self.contiguous();
   o.target = target.contiguous();
-  if (self.numel() > 0) {
-    TORCH_CHECK(!at::logical_or(o.target < -1, o.target >= dim).any().item<bool>(), "argument #2 'target' is out of range");
-  }
   o.args = {o.input.const_data_ptr(), o.target.const_data_ptr<int64_t>(), nullptr, self.numel() > 0 ? nframe : 0,
-            dim, 1, 1.0};
+            dim, 1, 1.0, {}};
+  if (self.numel() > 0) {
+    o.args.error = target_site(name, self, foo::kernels::DeviceErrorKind::MultilabelMarginTarget);
+  }
   return o;
 }
 
@@ -103,6 +109,7 @@ at::Tensor& multi_margin_loss_out(const at::Tensor& self, const at::Tensor& targ
   const at::Tensor losses = per_sample && out.is_contiguous() ? out : at::empty({nframe}, self.options());
   FOO_CALL_KERNEL(multi_margin_loss_forward, stream_of(self), kernel_dtype(self.scalar_type()), o.args,
                   losses.mutable_data_ptr());
+  foo::runtime::raise_device_error_if_blocking(self.device().index());
   reduce_margin_losses(losses, reduction, per_sample, out);
   return out;
 }
@@ -125,6 +132,7 @@ at::Tensor& multi_margin_loss_backward_out(const at::Tensor& grad_output, const 
     FOO_CALL_KERNEL(multi_margin_loss_backward, stream_of(self), kernel_dtype(self.scalar_type()), o.args,
                     g.const_data_ptr(), per_sample, scale, result.mutable_data_ptr());
   });
+  foo::runtime::raise_device_error_if_blocking(self.device().index());
   return grad_input;
 }
 
@@ -146,6 +154,7 @@ std::tuple<at::Tensor&, at::Tensor&> multilabel_margin_loss_forward_out(const at
   const at::Tensor losses = per_sample && output.is_contiguous() ? output : at::empty({o.args.nframe}, self.options());
   FOO_CALL_KERNEL(multilabel_margin_loss_forward, stream_of(self), kernel_dtype(self.scalar_type()), o.args,
                   losses.mutable_data_ptr(), is_target.mutable_data_ptr());
+  foo::runtime::raise_device_error_if_blocking(self.device().index());
   reduce_margin_losses(losses, reduction, per_sample, output);
   return {output, is_target};
 }
@@ -173,6 +182,7 @@ at::Tensor& multilabel_margin_loss_backward_out(const at::Tensor& grad_output, c
     FOO_CALL_KERNEL(multilabel_margin_loss_backward, stream_of(self), kernel_dtype(self.scalar_type()), o.args,
                     marks.const_data_ptr(), g.const_data_ptr(), per_sample, scale, result.mutable_data_ptr());
   });
+  foo::runtime::raise_device_error_if_blocking(self.device().index());
   return grad_input;
 }
 

@@ -3,15 +3,14 @@
 // inputs reach nll_loss2d through nll_loss_nd). The input is viewed as a contiguous
 // [n, classes, spatial] array.
 //
-// Targets out of range: the kernels record the first one in a device-side error slot and never
-// index with it; the host reads the slot back after the launch (a synchronisation with the
-// stream) and raises IndexError("Target 7 is out of bounds."), as the CPU does. On CUDA torch
-// raises a device-side assert instead, which poisons the context; a clean error costs one
-// synchronisation per call, skipped when there are no targets.
+// Targets out of range: the kernels never index with one; they report the first in the device's
+// error word (kernels/device_error.h) and the op returns without waiting. The host raises the
+// CPU's IndexError("Target 7 is out of bounds.") at its next wait (runtime/device_error.h), or
+// at the op under TORCH_FOO_LAUNCH_BLOCKING=1. On CUDA torch raises a device-side assert, which
+// poisons the context; foo's device stays usable.
 #include <ATen/ATen.h>
 #include <ATen/TensorUtils.h>
 
-#include "aten/device_memory.h"
 #include "aten/kernel_dtype.h"
 #include "aten/out_arg.h"
 #include "kernels/nll_loss.h"
@@ -19,6 +18,7 @@
 #include "native/nll_loss2d_forward_out.h"
 #include "native/nll_loss_backward_out.h"
 #include "native/nll_loss_forward_out.h"
+#include "runtime/device_error.h"
 #include "runtime/stream.h"
 
 namespace foo::native {
@@ -49,11 +49,11 @@ void check_same_dtype(const char* op, const char* what, const at::Tensor& t, con
               " (the dtype of self), but got ", t.scalar_type());
 }
 
-// Raises the CPU's IndexError if a kernel met a target out of range.
-void check_targets(const at::Tensor& error) {
-  const at::Tensor host = stage_to_cpu(error, "nll_loss checks its targets' range");  // waits for the kernels
-  const int64_t* e = host.const_data_ptr<int64_t>();
-  TORCH_CHECK_INDEX(e[0] == 0, "Target ", e[1], " is out of bounds.");
+// Where the kernels of `op` report a target out of range.
+foo::kernels::DeviceErrorSite target_site(const char* op, const at::Tensor& self) {
+  const c10::DeviceIndex device = self.device().index();
+  return foo::runtime::device_error_site(device, foo::runtime::current_native_stream(device), op,
+                                         foo::kernels::DeviceErrorKind::TargetOutOfBounds);
 }
 
 at::Tensor optional_contiguous(const std::optional<at::Tensor>& t) {
@@ -63,34 +63,34 @@ at::Tensor optional_contiguous(const std::optional<at::Tensor>& t) {
 const void* data_or_null(const at::Tensor& t) { return t.defined() ? t.const_data_ptr() : nullptr; }
 
 // Outputs already sized (by ATen's meta function, or prepare_out for nll_loss2d).
-void forward(const at::Tensor& self, const at::Tensor& target, const at::Tensor& weight,
+void forward(const char* op, const at::Tensor& self, const at::Tensor& target, const at::Tensor& weight,
              int64_t reduction, int64_t ignore_index, const Geometry& g, const at::Tensor& output,
              const at::Tensor& total_weight) {
   const at::Tensor x = self.contiguous(), t = target.contiguous();
-  at::Tensor error = at::empty({2}, self.options().dtype(at::kLong));
+  const foo::kernels::DeviceErrorSite error = target_site(op, self);
   with_contiguous_output(output, [&](const at::Tensor& out) {
     with_contiguous_output(total_weight, [&](const at::Tensor& tw) {
       FOO_CALL_KERNEL(nll_loss_forward, foo::runtime::current_native_stream(self.device().index()),
                       x.const_data_ptr(), t.const_data_ptr(), data_or_null(weight), out.mutable_data_ptr(),
-                      tw.mutable_data_ptr(), error.mutable_data_ptr<int64_t>(), kernel_dtype(x.scalar_type()),
+                      tw.mutable_data_ptr(), error, kernel_dtype(x.scalar_type()),
                       kernel_dtype(t.scalar_type()), g.n, g.classes, g.spatial, reduction, ignore_index);
     });
   });
-  if (g.samples() > 0) check_targets(error);
+  foo::runtime::raise_device_error_if_blocking(self.device().index());
 }
 
-void backward(const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
+void backward(const char* op, const at::Tensor& grad_output, const at::Tensor& self, const at::Tensor& target,
               const at::Tensor& weight, int64_t reduction, int64_t ignore_index, const at::Tensor& total_weight,
               const Geometry& g, const at::Tensor& grad_input) {
   const at::Tensor go = grad_output.contiguous(), t = target.contiguous();
-  at::Tensor error = at::empty({2}, self.options().dtype(at::kLong));
+  const foo::kernels::DeviceErrorSite error = target_site(op, self);
   with_contiguous_output(grad_input, [&](const at::Tensor& gi) {
     FOO_CALL_KERNEL(nll_loss_backward, foo::runtime::current_native_stream(self.device().index()),
                     go.const_data_ptr(), t.const_data_ptr(), data_or_null(weight), total_weight.const_data_ptr(),
-                    gi.mutable_data_ptr(), error.mutable_data_ptr<int64_t>(), kernel_dtype(self.scalar_type()),
+                    gi.mutable_data_ptr(), error, kernel_dtype(self.scalar_type()),
                     kernel_dtype(t.scalar_type()), g.n, g.classes, g.spatial, reduction, ignore_index);
   });
-  if (g.samples() > 0) check_targets(error);
+  foo::runtime::raise_device_error_if_blocking(self.device().index());
 }
 
 // ---- nll_loss: input [C] or [N, C] ---------------------------------------------------------
@@ -137,8 +137,8 @@ TORCH_IMPL_FUNC(nll_loss_forward_out)(const at::Tensor& self, const at::Tensor& 
                                       const at::Tensor& output, const at::Tensor& total_weight) {
   const at::Tensor weight = weight_opt ? weight_opt->contiguous() : at::Tensor();
   check_dtypes("nll_loss_forward", self, target, weight, /*byte_targets=*/true);
-  forward(self, target, weight, nll_kernel_reduction(self, reduction), ignore_index, nll_geometry(self), output,
-          total_weight);
+  forward("nll_loss_forward", self, target, weight, nll_kernel_reduction(self, reduction), ignore_index,
+          nll_geometry(self), output, total_weight);
 }
 
 TORCH_IMPL_FUNC(nll_loss_backward_out)(const at::Tensor& grad_output, const at::Tensor& self,
@@ -150,8 +150,8 @@ TORCH_IMPL_FUNC(nll_loss_backward_out)(const at::Tensor& grad_output, const at::
   check_dtypes(op, self, target, weight, /*byte_targets=*/true);
   check_same_dtype(op, "grad_output", grad_output, self);
   check_same_dtype(op, "total_weight", total_weight, self);
-  backward(grad_output, self, target, weight, nll_kernel_reduction(self, reduction), ignore_index, total_weight,
-           nll_geometry(self), grad_input);
+  backward("nll_loss_backward", grad_output, self, target, weight, nll_kernel_reduction(self, reduction),
+           ignore_index, total_weight, nll_geometry(self), grad_input);
 }
 
 std::tuple<at::Tensor&, at::Tensor&> nll_loss2d_forward_out(const at::Tensor& self, const at::Tensor& target,
@@ -166,7 +166,7 @@ std::tuple<at::Tensor&, at::Tensor&> nll_loss2d_forward_out(const at::Tensor& se
   if (reduction == kNone) output_sizes = {self.size(0), self.size(2), self.size(3)};
   prepare_out(output, output_sizes, self.options());
   prepare_out(total_weight, {}, self.options());
-  forward(self, target, weight, reduction, ignore_index, nll2d_geometry(self), output, total_weight);
+  forward("nll_loss2d_forward", self, target, weight, reduction, ignore_index, nll2d_geometry(self), output, total_weight);
   return {output, total_weight};
 }
 
@@ -191,8 +191,8 @@ at::Tensor& nll_loss2d_backward_out(const at::Tensor& grad_output, const at::Ten
   check_same_dtype(op, "grad_output", grad_output, self);
   check_same_dtype(op, "total_weight", total_weight, self);
   prepare_out(grad_input, self.sizes(), self.options());
-  backward(grad_output, self, target, weight, reduction, ignore_index, total_weight, nll2d_geometry(self),
-           grad_input);
+  backward("nll_loss2d_backward", grad_output, self, target, weight, reduction, ignore_index, total_weight,
+           nll2d_geometry(self), grad_input);
   return grad_input;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "kernels/atomic_ops.h"
+#include "kernels/device_error.cuh"
 #include "kernels/dtype.h"
 #include "kernels/element_bits.h"
 #include "kernels/elementwise.cuh"
@@ -14,18 +15,8 @@
 namespace foo::kernels::FOO_TARGET {
 namespace {
 
-using ErrorSlot = unsigned long long;
-
-// Keeps the first bad index met: [0] goes 0 -> 1 once, and that thread alone writes [1] and [2].
-__device__ __forceinline__ void report_bad_index(ErrorSlot* error, int64_t value, int k) {
-  if (atomicCAS(error, 0ull, 1ull) == 0ull) {
-    error[1] = static_cast<ErrorSlot>(value);
-    error[2] = static_cast<ErrorSlot>(k);
-  }
-}
-
 template <typename index_t, IndexMode Mode, typename T>
-__global__ void index_kernel(IndexGeometry g, ErrorSlot* error) {
+__global__ void index_kernel(IndexGeometry g, DeviceErrorSite error) {
   const index_t n = static_cast<index_t>(g.numel);
   const index_t step = static_cast<index_t>(blockDim.x) * gridDim.x;
   const int operands = 2 + g.nindex;
@@ -48,7 +39,7 @@ __global__ void index_kernel(IndexGeometry g, ErrorSlot* error) {
       const int64_t size = g.indexed_sizes[k];
       const int64_t wrapped = value < 0 && g.wrap_negative ? value + size : value;
       if (wrapped < 0 || wrapped >= size) {
-        report_bad_index(error, value, k);
+        report_device_error(error, error.kind, value, k, size);
         in_range = false;
         break;
       }
@@ -70,21 +61,15 @@ __global__ void index_kernel(IndexGeometry g, ErrorSlot* error) {
   }
 }
 
-__global__ void clear_error(ErrorSlot* error) {
-  error[0] = 0;
-  error[1] = 0;
-  error[2] = 0;
-}
-
 template <typename index_t, IndexMode Mode, typename T>
-void run(const char* name, Stream stream, const IndexGeometry& g, ErrorSlot* error) {
+void run(const char* name, Stream stream, const IndexGeometry& g, const DeviceErrorSite& error) {
   const unsigned kThreads = threads_for(g.numel);
   const dim3 grid = blocks_for(g.numel, kThreads, kMaxElementwiseBlocks);
   launch_independent(name, index_kernel<index_t, Mode, T>, grid, dim3(kThreads), stream, g, error);
 }
 
 template <IndexMode Mode>
-void run_combining(const char* name, Stream stream, DType dtype, const IndexGeometry& g, ErrorSlot* error) {
+void run_combining(const char* name, Stream stream, DType dtype, const IndexGeometry& g, const DeviceErrorSite& error) {
   dispatch<kAllTypes>(dtype, name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     run<int64_t, Mode, T>(name, stream, g, error);
@@ -93,9 +78,7 @@ void run_combining(const char* name, Stream stream, DType dtype, const IndexGeom
 
 }  // namespace
 
-void index_move(Stream stream, IndexMode mode, DType dtype, const IndexGeometry& g, int64_t* error) {
-  auto* err = reinterpret_cast<ErrorSlot*>(error);
-  launch_independent("index_clear_error", clear_error, dim3(1), dim3(1), stream, err);
+void index_move(Stream stream, IndexMode mode, DType dtype, const IndexGeometry& g, const DeviceErrorSite& err) {
   if (g.numel == 0) return;
   switch (mode) {
     case IndexMode::Gather:

@@ -10,11 +10,12 @@
 // restrided with stride 0 along its indexed dims. Element i then moves between
 //   written[offset_0(i) + (scatter ? extra(i) : 0)] and read[offset_1(i) + (gather ? extra(i) : 0)],
 //   extra(i) = sum_k index_k[i] * indexed_strides[k].
-// An index outside [-size, size) (wrap_negative) or [0, size) is never used: the kernel records
-// the first one in `error` (3 int64 of device memory: [0] = 1 if any, [1] = the index value,
-// [2] = k, which index tensor), which the launcher clears first and the host reads back.
+// An index outside [-size, size) (wrap_negative) or [0, size) is never used: the kernel reports
+// it in the device's error word (device_error.h: the value, dim = k, which index tensor, unless
+// the site names the dim, and size = its bound), which the host checks at its next wait.
 #include <cstdint>
 
+#include "kernels/device_error.h"
 #include "kernels/dispatch.h"
 #include "kernels/dtype.h"
 #include "kernels/geometry.h"
@@ -55,4 +56,4 @@ struct IndexGeometry {
 // Gather/Scatter move bytes and dispatch on the element size only; the combining modes dispatch
 // on `dtype`.
 FOO_DECLARE_KERNEL(void, index_move, (Stream stream, IndexMode mode, DType dtype, const IndexGeometry& g,
-                                      int64_t* error))
+                                      const DeviceErrorSite& error))

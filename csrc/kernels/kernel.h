@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "kernels/launch_blocking.h"
 #include "kernels/launch_trace.h"
 #include "sim/launch_limits.h"
 
@@ -45,7 +46,8 @@ namespace FOO_TARGET {
 // sim/launch_limits.h, and on sim queue the work asynchronously on `stream`: errors
 // inside the kernel surface at the next synchronize. `name` is copied.
 // While a profiler runs, both bracket the kernel with device timestamps (kernels/launch_trace.h);
-// otherwise that costs one relaxed atomic load.
+// otherwise that costs one relaxed atomic load. Under TORCH_FOO_LAUNCH_BLOCKING=1 both wait for
+// the stream before returning (kernels/launch_blocking.h).
 template <class... Params, class... Args>
 void launch(const char* name, void (*kernel)(Params...), dim3 grid, dim3 block, size_t shared_bytes,
             Stream stream, Args&&... args) {
@@ -66,6 +68,7 @@ void launch(const char* name, void (*kernel)(Params...), dim3 grid, dim3 block, 
     throw std::runtime_error(std::string(name) + ": invalid launch: " + e.what());
   }
 #endif
+  foo::kernels::launch_blocking::after_launch(stream);
 }
 
 template <class... Params, class... Args>
@@ -81,6 +84,7 @@ void launch_independent(const char* name, void (*kernel)(Params...), dim3 grid, 
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error(std::string(name) + ": invalid launch: " + e.what());
   }
+  foo::kernels::launch_blocking::after_launch(stream);
 #endif
 }
 

@@ -4,6 +4,7 @@
 // Losses): the losses reduce afterwards or scale by 1/numel, BCE flags bad inputs on the device,
 // and log_sigmoid_forward has two outputs. xlogy, logit(_backward), log_sigmoid_backward and BCE's
 // backward are.
+#include "kernels/device_error.cuh"
 #include "kernels/elementwise.cuh"
 #include "kernels/loss.h"
 #include "kernels/math.cuh"
@@ -19,7 +20,7 @@ __device__ __forceinline__ M max_of(M a, M b) { return a < b ? b : a; }  // std:
 template <LossOp Op, typename T>
 struct LossFn {
   opmath_t<T> p;
-  int32_t* error;
+  DeviceErrorSite error;  // Bce only
   __device__ T operator()(T a, T b) const {
     using M = opmath_t<T>;
     const M x = static_cast<M>(a), y = static_cast<M>(b);
@@ -34,8 +35,8 @@ struct LossFn {
       return cast<T>(z < p ? M(0.5) * z * z : p * (z - M(0.5) * p));
     } else {  // Bce
       // NaN fails these comparisons too, as the CPU's TORCH_CHECK does.
-      if (!(x >= M(0) && x <= M(1))) *error = 1;
-      else if (!(y >= M(0) && y <= M(1))) *error = 2;
+      if (!(x >= M(0) && x <= M(1))) report_device_error(error, DeviceErrorKind::BceInputRange, 0, 0, 0);
+      else if (!(y >= M(0) && y <= M(1))) report_device_error(error, DeviceErrorKind::BceTargetRange, 0, 0, 0);
       return cast<T>((y - M(1)) * max_of(math::log1p(-x), M(-100)) - y * max_of(math::log(x), M(-100)));
     }
   }
@@ -75,7 +76,8 @@ struct LogSigmoidFn {
 
 }  // namespace
 
-void loss_forward(Stream stream, DType dtype, const ElementwiseGeometry& g, LossOp op, double p, int32_t* error) {
+void loss_forward(Stream stream, DType dtype, const ElementwiseGeometry& g, LossOp op, double p,
+                  const DeviceErrorSite& error) {
   dispatch<kFloatingTypes>(dtype, "loss", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using M = opmath_t<T>;

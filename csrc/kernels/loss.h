@@ -2,6 +2,7 @@
 // Elementwise halves of the loss functions (loss.cu): the pointwise loss or its gradient, computed
 // in opmath_t (float for 16-bit floats) with the formulas of ATen's CPU kernels. Reductions
 // (mean, sum) run afterwards on the reduction launcher. Every tensor operand has `dtype`.
+#include "kernels/device_error.h"
 #include "kernels/dispatch.h"
 #include "kernels/dtype.h"
 #include "kernels/geometry.h"
@@ -12,7 +13,7 @@ enum class LossOp : int32_t {
   Mse,       // (x - y)^2
   SmoothL1,  // |d| < p ? 0.5 d^2 / p : |d| - 0.5 p
   Huber,     // |d| < p ? 0.5 d^2 : p (|d| - 0.5 p)
-  Bce,       // (y - 1) max(log1p(-x), -100) - y max(log(x), -100); x or y outside [0, 1] flags `error`
+  Bce,       // (y - 1) max(log1p(-x), -100) - y max(log(x), -100); x or y outside [0, 1]: a device error
 };
 // out = f(input, target, grad) scaled by `norm`, with parameter p:
 enum class LossBackwardOp : int32_t {
@@ -22,10 +23,11 @@ enum class LossBackwardOp : int32_t {
 };
 }  // namespace foo::kernels
 
-// inputs: input, target. `error` (Bce only, else null): a device int set to 1 when an input or
-// target lies outside [0, 1].
+// inputs: input, target. `error` (Bce only, else unused): where an input or target outside [0, 1]
+// is reported (device_error.h: BceInputRange, BceTargetRange).
 FOO_DECLARE_KERNEL(void, loss_forward,
-                   (Stream, DType dtype, const ElementwiseGeometry& g, LossOp op, double p, int32_t* error))
+                   (Stream, DType dtype, const ElementwiseGeometry& g, LossOp op, double p,
+                    const DeviceErrorSite& error))
 // inputs: input, target, grad_output
 FOO_DECLARE_KERNEL(void, loss_backward,
                    (Stream, DType dtype, const ElementwiseGeometry& g, LossBackwardOp op, double norm, double p))

@@ -1,8 +1,10 @@
 // multi_margin_loss and multilabel_margin_loss, forward and backward: a thread per sample walks
 // its row of classes, in opmath_t, with the operation order of ATen's CPU kernels
 // (LossMultiMargin.cpp, LossMultiLabelMargin.cpp).
-#include "kernels/kernel.h"
 #include "kernels/margin_loss.h"
+
+#include "kernels/device_error.cuh"
+#include "kernels/kernel.h"
 
 namespace foo::kernels::FOO_TARGET {
 namespace {
@@ -10,6 +12,24 @@ namespace {
 constexpr unsigned kThreads = 128;
 
 dim3 sample_grid(int64_t nframe) { return capped_grid((nframe + kThreads - 1) / kThreads); }
+
+// multi: is the target of a sample in [0, dim)? Reported when not.
+__device__ __forceinline__ bool target_in_range(const MultiMarginArgs& a, int64_t t) {
+  if (t >= 0 && t < a.dim) return true;
+  report_device_error(a.error, DeviceErrorKind::MultiMarginTarget, t, 0, a.dim);
+  return false;
+}
+
+// multilabel: is every class of a row in [-1, dim) (the CPU checks them all)? Reported when not.
+__device__ __forceinline__ bool targets_in_range(const MultiMarginArgs& a, const int64_t* targets) {
+  for (int64_t k = 0; k < a.dim; ++k) {
+    if (targets[k] < -1 || targets[k] >= a.dim) {
+      report_device_error(a.error, DeviceErrorKind::MultilabelMarginTarget, targets[k], 0, a.dim);
+      return false;
+    }
+  }
+  return true;
+}
 
 template <typename T>
 __global__ void multi_margin_forward_kernel(MultiMarginArgs a, T* losses) {
@@ -21,6 +41,10 @@ __global__ void multi_margin_forward_kernel(MultiMarginArgs a, T* losses) {
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const T* row = input + i * a.dim;
     const int64_t t = a.target[i];
+    if (!target_in_range(a, t)) {
+      losses[i] = cast<T>(0);
+      continue;
+    }
     const M x_target = static_cast<M>(row[t]);
     M sum = M(0);
     for (int64_t d = 0; d < a.dim; ++d) {
@@ -50,6 +74,10 @@ __global__ void multi_margin_backward_kernel(MultiMarginArgs a, const T* grad_ou
     const T* row = input + i * a.dim;
     T* grad_row = grad_input + i * a.dim;
     const int64_t t = a.target[i];
+    if (!target_in_range(a, t)) {
+      for (int64_t d = 0; d < a.dim; ++d) grad_row[d] = cast<T>(0);
+      continue;
+    }
     const M x_target = static_cast<M>(row[t]);
     const M go = static_cast<M>(grad_output[per_sample ? i : 0]);
     M grad_target = M(0);
@@ -78,6 +106,10 @@ __global__ void multilabel_margin_forward_kernel(MultiMarginArgs a, T* losses, T
     const int64_t* targets = a.target + i * a.dim;
     T* marks = is_target + i * a.dim;
     for (int64_t d = 0; d < a.dim; ++d) marks[d] = cast<T>(0);
+    if (!targets_in_range(a, targets)) {
+      losses[i] = cast<T>(0);
+      continue;
+    }
     for (int64_t k = 0; k < a.dim && targets[k] >= 0; ++k) marks[targets[k]] = cast<T>(1);
     M sum = M(0);
     for (int64_t k = 0; k < a.dim && targets[k] >= 0; ++k) {
@@ -105,6 +137,7 @@ __global__ void multilabel_margin_backward_kernel(MultiMarginArgs a, const T* is
     const T* marks = is_target + i * a.dim;
     T* grad_row = grad_input + i * a.dim;
     for (int64_t d = 0; d < a.dim; ++d) grad_row[d] = cast<T>(0);
+    if (!targets_in_range(a, targets)) continue;
     for (int64_t k = 0; k < a.dim && targets[k] >= 0; ++k) {
       const int64_t j = targets[k];
       const M x_target = static_cast<M>(row[j]);

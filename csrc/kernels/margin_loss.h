@@ -1,7 +1,9 @@
 #pragma once
 // multi_margin_loss and multilabel_margin_loss (margin_loss.cu): a thread per sample over a
-// contiguous [nframe, dim] input, with ATen's CPU formulas. Targets are int64 the host checked:
-// in [0, dim) (multi), or rows of [nframe, dim] classes in [-1, dim), -1 ending a row (multilabel).
+// contiguous [nframe, dim] input, with ATen's CPU formulas. Targets are int64: in [0, dim) (multi),
+// or rows of [nframe, dim] classes in [-1, dim), -1 ending a row (multilabel). A sample with a
+// target out of range is reported at `error` (device_error.h) and left out (its loss and gradient 0).
+#include "kernels/device_error.h"
 #include "kernels/dispatch.h"
 #include "kernels/dtype.h"
 
@@ -13,6 +15,7 @@ struct MultiMarginArgs {
   int64_t nframe, dim;
   int32_t p;              // 1 or 2
   double margin;
+  DeviceErrorSite error;  // where a target out of range is reported
 };
 }  // namespace foo::kernels
 

@@ -1,10 +1,11 @@
 // nll_loss / nll_loss2d forward and backward over a contiguous [n, classes, spatial] input.
 // Forward with reduction: one block sums losses, weights and counts (opmath accumulation, block
 // reduction by warp shuffles and shared memory). Forward without reduction and backward: a thread
-// per sample. Bad targets are recorded in a device-side error slot (see nll_loss.h).
+// per sample. Bad targets are reported in the device's error word (device_error.h).
 #include <string>
 #include <type_traits>
 
+#include "kernels/device_error.cuh"
 #include "kernels/dtype.h"
 #include "kernels/kernel.h"
 #include "kernels/nll_loss.h"
@@ -18,11 +19,8 @@ using namespace softmax_detail;
 constexpr int64_t kNone = 0, kMean = 1;
 constexpr unsigned kThreads = 256;
 
-using ErrorSlot = unsigned long long;
-
-// Keeps the first bad target: [0] goes 0 -> 1 once, and that thread alone writes [1].
-__device__ __forceinline__ void report_bad_target(ErrorSlot* error, int64_t t) {
-  if (atomicCAS(error, 0ull, 1ull) == 0ull) error[1] = static_cast<ErrorSlot>(t);
+__device__ __forceinline__ void report_bad_target(const DeviceErrorSite& error, int64_t t, int64_t classes) {
+  report_device_error(error, DeviceErrorKind::TargetOutOfBounds, t, 0, classes);
 }
 
 template <typename T>
@@ -40,7 +38,7 @@ void fill(Stream stream, const char* name, T* p, int64_t n, T value) {
 
 template <typename T, typename Tgt>
 __global__ void nll_forward_none(const T* input, const Tgt* target, const T* weight, T* output, T* total_weight,
-                                 ErrorSlot* error, int64_t n, int64_t classes, int64_t spatial, int64_t ignore_index) {
+                                 DeviceErrorSite error, int64_t n, int64_t classes, int64_t spatial, int64_t ignore_index) {
   using Acc = opmath_t<T>;
   if (blockIdx.x == 0 && threadIdx.x == 0) *total_weight = cast<T>(0);
   const int64_t samples = n * spatial;
@@ -50,7 +48,7 @@ __global__ void nll_forward_none(const T* input, const Tgt* target, const T* wei
     Acc loss = 0;
     if (t != ignore_index) {
       if (t < 0 || t >= classes) {
-        report_bad_target(error, t);
+        report_bad_target(error, t, classes);
       } else {
         const Acc w = weight ? static_cast<Acc>(weight[t]) : Acc(1);
         loss = -static_cast<Acc>(input[((k / spatial) * classes + t) * spatial + k % spatial]) * w;
@@ -64,7 +62,7 @@ __global__ void nll_forward_none(const T* input, const Tgt* target, const T* wei
 // (and as the backward, which reads it back from the T tensor, does).
 template <typename T, typename Tgt>
 __global__ void nll_forward_reduce(const T* input, const Tgt* target, const T* weight, T* output, T* total_weight,
-                                   ErrorSlot* error, int64_t n, int64_t classes, int64_t spatial, bool mean,
+                                   DeviceErrorSite error, int64_t n, int64_t classes, int64_t spatial, bool mean,
                                    int64_t ignore_index) {
   using Acc = opmath_t<T>;
   __shared__ Acc scratch[kWarp];
@@ -76,7 +74,7 @@ __global__ void nll_forward_reduce(const T* input, const Tgt* target, const T* w
     const int64_t t = static_cast<int64_t>(target[k]);
     if (t == ignore_index) continue;
     if (t < 0 || t >= classes) {
-      report_bad_target(error, t);
+      report_bad_target(error, t, classes);
       continue;
     }
     const Acc w = weight ? static_cast<Acc>(weight[t]) : Acc(1);
@@ -96,7 +94,7 @@ __global__ void nll_forward_reduce(const T* input, const Tgt* target, const T* w
 
 template <typename T, typename Tgt>
 __global__ void nll_backward_scatter(const T* grad_output, const Tgt* target, const T* weight, const T* total_weight,
-                                     T* grad_input, ErrorSlot* error, int64_t n, int64_t classes, int64_t spatial,
+                                     T* grad_input, DeviceErrorSite error, int64_t n, int64_t classes, int64_t spatial,
                                      int64_t reduction, int64_t ignore_index) {
   using Acc = opmath_t<T>;
   const int64_t samples = n * spatial;
@@ -110,7 +108,7 @@ __global__ void nll_backward_scatter(const T* grad_output, const Tgt* target, co
     const int64_t t = static_cast<int64_t>(target[k]);
     if (t == ignore_index) continue;
     if (t < 0 || t >= classes) {
-      report_bad_target(error, t);
+      report_bad_target(error, t, classes);
       continue;
     }
     const Acc w = weight ? static_cast<Acc>(weight[t]) : Acc(1);
@@ -130,11 +128,9 @@ void dispatch_target(DType target_dtype, const char* op, F&& f) {
 }  // namespace
 
 void nll_loss_forward(Stream stream, const void* input, const void* target, const void* weight, void* output,
-                      void* total_weight, int64_t* error, DType dtype, DType target_dtype, int64_t n, int64_t classes,
+                      void* total_weight, const DeviceErrorSite& err, DType dtype, DType target_dtype, int64_t n, int64_t classes,
                       int64_t spatial, int64_t reduction, int64_t ignore_index) {
   const char* name = "nll_loss_forward";
-  auto* err = reinterpret_cast<ErrorSlot*>(error);
-  fill<ErrorSlot>(stream, name, err, 2, 0);
   dispatch<kFloatingTypes>(dtype, name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     dispatch_target(target_dtype, name, [&](auto target_tag) {
@@ -160,11 +156,9 @@ void nll_loss_forward(Stream stream, const void* input, const void* target, cons
 }
 
 void nll_loss_backward(Stream stream, const void* grad_output, const void* target, const void* weight,
-                       const void* total_weight, void* grad_input, int64_t* error, DType dtype, DType target_dtype,
+                       const void* total_weight, void* grad_input, const DeviceErrorSite& err, DType dtype, DType target_dtype,
                        int64_t n, int64_t classes, int64_t spatial, int64_t reduction, int64_t ignore_index) {
   const char* name = "nll_loss_backward";
-  auto* err = reinterpret_cast<ErrorSlot*>(error);
-  fill<ErrorSlot>(stream, name, err, 2, 0);
   dispatch<kFloatingTypes>(dtype, name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     dispatch_target(target_dtype, name, [&](auto target_tag) {

@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "kernels/det_math.h"
+#include "kernels/device_error.cuh"
 #include "kernels/exact_math.h"
 #include "kernels/kernel.h"
 #include "kernels/philox.h"
@@ -142,10 +143,10 @@ __device__ inline double load_double(const void* data, DType dtype, int64_t offs
 
 template <typename T>
 __global__ void bernoulli_kernel(T* out, Layout layout, int64_t n, uint64_t seed, uint64_t offset, double p,
-                                 const void* p_data, DType p_dtype, Layout p_layout, int* p_error) {
+                                 const void* p_data, DType p_dtype, Layout p_layout, DeviceErrorSite p_error) {
   for_each_element(n, seed, offset, [&](int64_t i, int k, const Philox4& r) {
     const double pi = p_data ? load_double(p_data, p_dtype, offset_of(p_layout, i)) : p;
-    if (p_data && !(pi >= 0.0 && pi <= 1.0)) *p_error = 1;  // a benign race: every writer stores 1
+    if (p_data && !(pi >= 0.0 && pi <= 1.0)) report_device_error(p_error, p_error.kind, 0, 0, 0);
     out[offset_of(layout, i)] = cast<T>(uniform_of(r, k) < pi);
   });
 }
@@ -240,7 +241,7 @@ void random_int_fill(Stream stream, DType dtype, void* out, const Layout& layout
 
 void bernoulli_fill(Stream stream, DType dtype, void* out, const Layout& layout, int64_t n, uint64_t seed,
                     uint64_t offset, double p, const void* p_data, DType p_dtype, const Layout& p_layout,
-                    int* p_error) {
+                    const DeviceErrorSite& p_error) {
   if (p_data) dispatch<kFloatingTypes>(p_dtype, "bernoulli_ (p)", [](auto) {});
   dispatch<kAllTypes>(dtype, "bernoulli_", [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -1,4 +1,5 @@
 #pragma once
+#include "kernels/device_error.h"
 #include "kernels/dispatch.h"
 #include "kernels/dtype.h"
 #include "kernels/layout.h"
@@ -34,10 +35,11 @@ FOO_DECLARE_KERNEL(void, random_int_fill, (Stream stream, DType dtype, void* out
 
 // bernoulli_fill: u < p ? 1 : 0; p is a double, or (p_data != nullptr) the element of a
 // floating tensor of dtype p_dtype at p_layout's offset of i; then a p outside [0, 1] (or nan)
-// sets *p_error to 1 (p_error: a device int the host zeroed).
+// is reported at p_error (device_error.h).
 FOO_DECLARE_KERNEL(void, bernoulli_fill, (Stream stream, DType dtype, void* out, const Layout& layout, int64_t n,
                                           uint64_t seed, uint64_t offset, double p, const void* p_data,
-                                          DType p_dtype, const Layout& p_layout, int* p_error))
+                                          DType p_dtype, const Layout& p_layout,
+                                          const DeviceErrorSite& p_error))
 
 // Fused dropout (the draws of bernoulli_fill with p = keep): mask[i] = u_i < keep;
 // out[i] = x[i] * mask[i] * scale, computed in opmath_t<T>. x is at x_layout; out and mask (of

@@ -9,6 +9,7 @@
 #include "python/bindings.h"
 #include "runtime/allocator.h"
 #include "runtime/device.h"
+#include "runtime/device_error.h"
 #include "runtime/driver/driver.h"
 #include "runtime/generator.h"
 #include "runtime/profiler.h"
@@ -59,6 +60,7 @@ PYBIND11_MODULE(_C, m) {
     const auto index = checked(device);
     py::gil_scoped_release no_gil;  // a long queue must not stall other Python threads
     rt::driver().synchronize_device(index);
+    rt::raise_device_error_after_device_wait(index);  // a kernel's bad-input report (runtime/device_error.h)
   });
   m.def("_set_sync_debug_mode", [](int mode) {
     TORCH_CHECK(mode >= 0 && mode <= 2, "invalid value of debug_mode, expected one of 0 (default), 1 (warn), 2 (error), got ", mode);

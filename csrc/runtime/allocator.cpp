@@ -28,6 +28,7 @@
 #include <c10/util/Exception.h>
 
 #include "runtime/device.h"
+#include "runtime/device_error.h"
 #include "runtime/event.h"
 #include "runtime/fork.h"
 #include "runtime/stream.h"
@@ -168,6 +169,7 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
     check_sync("a storage copy (Allocator::copy_data)");  // before the copy: nothing left in flight
     driver().memcpy_async(dest, src, count, CopyKind::DeviceToDevice, stream);
     driver().synchronize_stream(stream);
+    raise_device_error_after_wait(static_cast<c10::DeviceIndex>(device < 0 ? 0 : device), stream);
   }
 
   bool initialized() override { return is_initialized() && !in_bad_fork(); }

@@ -4,6 +4,7 @@
 
 #include <c10/util/Exception.h>
 
+#include "runtime/device_error.h"
 #include "runtime/fork.h"
 #include "runtime/stream.h"
 
@@ -31,7 +32,9 @@ void block_on_event(void* event, const c10::Stream& stream) {
 bool query_event(void* event) { return event == nullptr || driver().query_event(event); }
 
 void synchronize_event(void* event) {
-  if (event != nullptr) driver().synchronize_event(event);
+  if (event == nullptr) return;
+  driver().synchronize_event(event);
+  raise_device_errors_after_event_wait();  // the event's device is not known here: every armed one
 }
 
 void destroy_event(void* event) noexcept {

@@ -7,6 +7,7 @@
 #include "kernels/dtype.h"
 #include "runtime/allocator.h"
 #include "runtime/device.h"
+#include "runtime/device_error.h"
 #include "runtime/event.h"
 #include "runtime/stream.h"
 #include "runtime/sync_debug.h"
@@ -60,10 +61,12 @@ struct FooGuardImpl final : public c10::impl::DeviceGuardImplInterface {
   void synchronizeStream(const c10::Stream& stream) const override {
     check_sync("Stream.synchronize()");  // as torch.cuda's stream_synchronize
     driver().synchronize_stream(native_stream(stream));
+    raise_device_error_after_wait(stream.device_index(), native_stream(stream));
   }
   void synchronizeDevice(const c10::DeviceIndex device) const override {
     check_device_index(device);
     driver().synchronize_device(device);
+    raise_device_error_after_device_wait(device);
   }
   void recordDataPtrOnStream(const c10::DataPtr& data_ptr, const c10::Stream& stream) const override {
     allocator().recordStream(data_ptr, stream);

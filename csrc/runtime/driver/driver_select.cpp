@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "driver.h"
+#include "kernels/launch_blocking.h"
 #include "sim/launch.h"
 
 namespace foo::runtime {
@@ -66,6 +67,10 @@ Driver& driver() {
   if (Driver* d = g_driver.load(std::memory_order_relaxed)) return *d;
   const char* env = std::getenv("TORCH_FOO_DRIVER");
   Driver* d = make_driver(env ? env : "auto").release();  // leaked, see above
+  // Read once, here, as CUDA reads CUDA_LAUNCH_BLOCKING when it creates its context.
+  const char* blocking = std::getenv("TORCH_FOO_LAUNCH_BLOCKING");
+  foo::kernels::launch_blocking::detail::g_blocking.store(blocking != nullptr && std::strcmp(blocking, "1") == 0,
+                                                          std::memory_order_relaxed);
   g_driver.store(d, std::memory_order_release);
   foo::sim::set_stream_queue(&enqueue_on_driver);
   return *d;
