@@ -3,6 +3,7 @@
 // the fast route cannot take (mixed dtypes or devices, non-dense or differently strided tensors,
 // integer tensors, scalars that would promote) run ATen's per-tensor loop, whose ops are native.
 #include <ATen/ATen.h>
+#include <ATen/native/BinaryOps.h>
 #include <ATen/native/ForeachUtils.h>
 #include <ATen/ops/_foreach_add_native.h>
 #include <ATen/ops/_foreach_addcdiv_native.h>
@@ -176,12 +177,14 @@ std::vector<at::Tensor> foreach_add_list(at::TensorList self, at::TensorList oth
 
 void foreach_sub_scalar_(at::TensorList self, const at::Scalar& scalar) {
   at::native::check_foreach_api_restrictions(self);
+  for (const auto& t : self) at::native::sub_check(t, scalar);  // a bool scalar: the CPU's error
   if (!fast({self}, {scalar})) return at::native::foreach_tensor_sub_scalar_kernel_slow_(self, scalar);
   run_pointwise({ForeachOp::AddScalar, ForeachScalar::Value, -scalar.toDouble()}, self, {self});
 }
 
 void foreach_sub_list_(at::TensorList self, at::TensorList other, const at::Scalar& alpha) {
   at::native::check_foreach_api_restrictions(self, other);
+  for (size_t i = 0; i < self.size(); ++i) at::native::sub_check(self[i], other[i]);
   if (!fast({self, other}, {alpha})) return at::native::foreach_tensor_sub_list_kernel_slow_(self, other, alpha);
   run_pointwise({ForeachOp::AddList, ForeachScalar::Value, 0.0, -alpha.toDouble()}, self, {self, other});
 }
