@@ -182,8 +182,9 @@ struct RaceRecord {
 struct TlsRange {
   struct link_map* module = nullptr;
   size_t size = 0;
-  uintptr_t lo = 0;  // this host thread's block of the module's thread-locals (0: not yet)
-  std::unique_ptr<RaceRecord[]> shadow;
+  uintptr_t lo = 0;  // this host thread's block of the module's thread-locals (0: unknown)
+  RaceRecord* shadow = nullptr;  // calloc'd: pages of it become resident only when touched
+  ~TlsRange() { std::free(shadow); }
 };
 
 struct BlockState {
@@ -192,7 +193,8 @@ struct BlockState {
   uintptr_t dyn_lo = 0, dyn_hi = 0, dyn_max = 0;
   TlsRange* tls = nullptr;
   std::unique_ptr<RaceRecord[]> dyn_shadow;
-  std::unordered_map<const void*, std::unique_ptr<TlsRange>> modules;  // by run_thread
+  std::unordered_map<struct link_map*, std::unique_ptr<TlsRange>> modules;
+  std::unordered_map<const void*, TlsRange*> kernels;  // by run_thread: its module's range
   uint32_t counter = 0, stamp = 0;
   uint32_t warp_stamp[32] = {};
   std::string report;
@@ -231,13 +233,20 @@ size_t tls_size(struct link_map* module) {
   return q.size;
 }
 
-void refresh_tls(TlsRange& t) {
-  if (t.lo || !t.module || !t.size) return;
-  void* data = nullptr;
-  if (dlinfo(t.module, RTLD_DI_TLS_DATA, &data) == 0 && data) {
-    t.lo = reinterpret_cast<uintptr_t>(data);
-    t.shadow.reset(new RaceRecord[t.size]());
-  }
+// This host thread's block of a module's thread-locals, allocated now if the thread never touched
+// one (glibc allocates them lazily, on the first access through __tls_get_addr).
+struct TlsIndex {
+  unsigned long module, offset;
+};
+extern "C" void* __tls_get_addr(TlsIndex* index);
+
+void locate_tls(TlsRange& t) {
+  size_t id = 0;
+  if (!t.module || !t.size || dlinfo(t.module, RTLD_DI_TLS_MODID, &id) != 0 || id == 0) return;
+  TlsIndex index{id, 0};
+  t.lo = reinterpret_cast<uintptr_t>(__tls_get_addr(&index));
+  if (t.lo) t.shadow = static_cast<RaceRecord*>(std::calloc(t.size, sizeof(RaceRecord)));
+  if (!t.shadow) t.lo = 0;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -425,9 +434,8 @@ void shared_access(BlockState& b, uintptr_t a, size_t n, bool write, bool atomic
     rec = b.dyn_shadow.get() + (a - b.dyn_lo);
     space = "dynamic shared memory";
   } else if (TlsRange* t = b.tls) {
-    if (!t->lo) refresh_tls(*t);
     if (a - t->lo >= t->size || a + n > t->lo + t->size) return;
-    rec = t->shadow.get() + (a - t->lo);
+    rec = t->shadow + (a - t->lo);
     space = "__shared__ memory";
   } else {
     return;
@@ -586,26 +594,22 @@ void block_begin(const KernelLaunch& launch, unsigned char* dynamic_shared) {
       if (!b.dyn_shadow) b.dyn_shadow.reset(new RaceRecord[kMaxSharedMemoryPerBlock]());
     }
     const void* key = reinterpret_cast<const void*>(launch.run_thread);
-    auto it = b.modules.find(key);
-    if (it == b.modules.end()) {
-      auto t = std::make_unique<TlsRange>();
+    auto it = b.kernels.find(key);
+    if (it == b.kernels.end()) {
       Dl_info info{};
       void* extra = nullptr;
-      if (dladdr1(key, &info, &extra, RTLD_DL_LINKMAP) && extra) {
-        t->module = static_cast<struct link_map*>(extra);
-        t->size = tls_size(t->module);
+      struct link_map* module = nullptr;
+      if (dladdr1(key, &info, &extra, RTLD_DL_LINKMAP) && extra) module = static_cast<struct link_map*>(extra);
+      auto& range = b.modules[module];
+      if (!range) {
+        range = std::make_unique<TlsRange>();
+        range->module = module;
+        range->size = module ? tls_size(module) : 0;
+        locate_tls(*range);
       }
-      // Modules share one TLS range per host thread: reuse the shadow of a kernel of the same one.
-      for (auto& [k, other] : b.modules) {
-        if (other->module == t->module && other->lo) {
-          t->lo = other->lo;
-          t->shadow.reset(new RaceRecord[t->size]());
-          break;
-        }
-      }
-      it = b.modules.emplace(key, std::move(t)).first;
+      it = b.kernels.emplace(key, range.get()).first;
     }
-    b.tls = it->second->size ? it->second.get() : nullptr;
+    b.tls = it->second->lo ? it->second : nullptr;
   }
   t_block = &b;
 }
