@@ -324,6 +324,10 @@ void report_global(BlockState& b, uintptr_t off, size_t n, bool write, void* pc)
     if (before && off < before->first + before->second.bytes && !before->second.live) {
       what = std::to_string(off - before->first) + " bytes inside a " + describe(*before) + " that was freed" +
              (before->second.released ? "" : " (its block is cached by the allocator)") + ": use after free";
+    } else if (before && off < before->first + before->second.requested) {
+      what = std::to_string(off + n - (before->first + before->second.requested)) +
+             " bytes of it past the end of the " + describe(*before) + " (it starts at byte " +
+             std::to_string(off - before->first) + ")";
     } else {
       // The nearer of the allocation that ends before the address and the one that starts after.
       const uintptr_t past = before ? off - (before->first + before->second.requested) : ~uintptr_t{0};
@@ -373,6 +377,13 @@ void uninitialised_read(BlockState& b, uintptr_t off, size_t n, void* pc) {
              " in " + where(b, linear_tid()) + ": " + what + code_at(pc);
 }
 
+// Leading bytes of [off, off + n) that are addressable.
+size_t addressable_prefix(uintptr_t off, size_t n) {
+  size_t k = 0;
+  while (k < n && (off + k) % 8 < g_shadow[(off + k) >> 3]) ++k;
+  return k;
+}
+
 // An access to device memory, `off` bytes into the arena.
 void global_access(uintptr_t off, size_t n, bool write, bool atomic, void* pc) {
   BlockState* b = t_block;
@@ -383,8 +394,17 @@ void global_access(uintptr_t off, size_t n, bool write, bool atomic, void* pc) {
       const size_t take = std::min<size_t>(8 - in, end - p);
       const uint8_t s = g_shadow[p >> 3];
       if (in + take > s) {
-        report_global(*b, off, n, write, pc);
-        return;
+        // A naturally aligned access of up to 16 bytes that starts inside the tensor stays inside
+        // its allocation on every device (blocks are 512-byte multiples, cudaMalloc's 256-byte
+        // aligned): what sub-word atomics and vector loads over a tensor's tail rely on
+        // (kernels/atomic_ops.h). Only its bytes inside the tensor count for initcheck.
+        const size_t inside = addressable_prefix(off, n);
+        if (inside == 0 || n > 16 || (n & (n - 1)) != 0 || off % n != 0) {
+          report_global(*b, off, n, write, pc);
+          return;
+        }
+        n = inside;
+        break;
       }
       p += take;
     }
