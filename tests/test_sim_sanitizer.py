@@ -206,3 +206,18 @@ def test_bad_setting_is_an_error():
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
     assert proc.returncode != 0
     assert "TORCH_FOO_SIM_CHECK='memchek' is invalid" in proc.stdout
+
+
+def test_sim_check_flag_of_every_build_route(monkeypatch):
+    """load's and FooExtension's sim_check, and FOO_SIM_SANITIZE when it is None."""
+    monkeypatch.delenv("FOO_SIM_SANITIZE", raising=False)
+    assert not cpp_extension._want_sim_check(None)
+    monkeypatch.setenv("FOO_SIM_SANITIZE", "ON")
+    assert cpp_extension._want_sim_check(None) and not cpp_extension._want_sim_check(False)
+    monkeypatch.setenv("FOO_SIM_SANITIZE", "maybe")
+    with pytest.raises(ValueError, match="FOO_SIM_SANITIZE"):
+        cpp_extension._want_sim_check(None)
+    assert "-fsanitize=kernel-address" in cpp_extension._foo_cflags(False, True)
+    assert "-DFOO_SIM_CHECKED" not in cpp_extension._foo_cflags(False, False)
+    ext = cpp_extension.FooExtension("x", ["x.cpp", "x.cu"], sim_check=True)
+    assert ext.foo_sim_check is True
