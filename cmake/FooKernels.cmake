@@ -17,6 +17,9 @@ function(foo_add_kernels target)
   foo_target_warnings(${target}_sim)
   # CUDA's `#pragma unroll` means nothing to the host compiler.
   target_compile_options(${target}_sim PRIVATE -Wno-unknown-pragmas)
+  if(FOO_SIM_SANITIZE)  # checked mode: every load and store calls csrc/sim/checked.cpp
+    target_compile_options(${target}_sim PRIVATE ${TORCH_FOO_SIM_CHECK_FLAGS})
+  endif()
   set(_targets ${target}_sim)
 
   if(FOO_WITH_CUDA AND _all)

@@ -2,6 +2,13 @@
 # own build (FooKernels.cmake) and installed with TorchFooConfig.cmake for extensions
 # (docs/extensions.md).
 
+# The sim target's checked mode (docs/emulation.md, "Checked mode"): GCC's kernel-address
+# instrumentation in its out-of-line form, so that every load and store of a kernel calls the
+# checks libtorch_foo defines (csrc/sim/checked.cpp); none of ASan's runtime is used. -g1 gives
+# the line tables the reports name source lines from. Mirrored in torch_foo/utils/cpp_extension.py.
+set(TORCH_FOO_SIM_CHECK_FLAGS -DFOO_SIM_CHECKED -fsanitize=kernel-address
+    --param=asan-instrumentation-with-call-threshold=0 --param=asan-stack=0 --param=asan-globals=0 -g1)
+
 # torch_foo_sim_wrappers(<out_var> <dir> <file.cu>...): for each .cu file a one-line C++ source
 # in <dir> that includes it. A source file's language is per directory in CMake, so the sim target
 # compiles the wrapper as C++ instead of the .cu file itself; errors still name the .cu file.
@@ -32,6 +39,10 @@ function(torch_foo_add_kernels target)
   target_include_directories(${target}_foo_sim PRIVATE ${TORCH_FOO_INCLUDE_DIRS})
   # Outside libtorch_foo, the emulated threads' built-ins are read through exported functions.
   target_compile_definitions(${target}_foo_sim PRIVATE FOO_KERNEL_TARGET_SIM FOO_SIM_EXTENSION)
+  # FOO_SIM_SANITIZE=ON: the kernels can be checked (TORCH_FOO_SIM_CHECK at run time).
+  if(FOO_SIM_SANITIZE)
+    target_compile_options(${target}_foo_sim PRIVATE ${TORCH_FOO_SIM_CHECK_FLAGS})
+  endif()
   target_compile_features(${target}_foo_sim PRIVATE cxx_std_17)
   set_target_properties(${target}_foo_sim PROPERTIES POSITION_INDEPENDENT_CODE ON)
   target_link_libraries(${target} PRIVATE ${target}_foo_sim)

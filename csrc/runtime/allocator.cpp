@@ -33,6 +33,7 @@
 #include "runtime/fork.h"
 #include "runtime/stream.h"
 #include "runtime/sync_debug.h"
+#include "sim/checked.h"
 
 namespace foo::runtime {
 namespace {
@@ -328,6 +329,9 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
     increase(stats.requested_bytes, size, requested);
     increase(stats.active, size, 1);
     increase(stats.active_bytes, size, size);
+    // Checked mode (sim/checked.h): the tensor's bytes become addressable, the rest of the block
+    // stays a redzone. A no-op for memory outside the checked arena.
+    if (checked_mode_) checked_shadow(stream, ptr, requested, true);
     return ptr;
   }
 
@@ -432,8 +436,32 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
     decrease(stats.active, block.size, 1);
     decrease(stats.active_bytes, block.size, block.size);
     record(pool, recording, TraceEntry::FREE_COMPLETED, ptr, block.requested, block.stream, context);
+    // Poisoned until handed out again (not a block recorded on other streams: their work may
+    // still read it when its own stream gets there).
+    if (checked_mode_) checked_shadow(block.stream, ptr, 0, false);
     pool.cached[{block.pool, block.stream, block.size}].push_back(ptr);
     pool.idle[ptr] = std::move(block);
+  }
+
+  // Checked mode (sim/checked.h): the block's shadow changes in the order of its stream, as its
+  // reuse does, so work queued before a free still sees the block as it was. A no-op task for
+  // memory outside the checked arena.
+  static void checked_shadow(StreamHandle stream, void* ptr, size_t requested, bool hand_out) {
+    if (!foo::sim::checked::in_arena(ptr)) return;
+    struct Task {
+      void* ptr;
+      size_t requested;
+      bool hand_out;
+      static void run(void* arg, bool) {  // also when the stream skips it after an error
+        std::unique_ptr<Task> t(static_cast<Task*>(arg));
+        if (t->hand_out) {
+          foo::sim::checked::on_hand_out(t->ptr, t->requested);
+        } else {
+          foo::sim::checked::on_take_back(t->ptr);
+        }
+      }
+    };
+    driver().enqueue_host_fn(stream, &Task::run, new Task{ptr, requested, hand_out});
   }
 
   // Moves blocks whose other-stream work has finished into the cache. Caller holds the lock.
@@ -474,6 +502,7 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
   }
 
   std::array<DevicePool, kMaxDevices> pools_;
+  const bool checked_mode_ = foo::sim::checked::arena_active();
 
  public:
   void* raw_alloc(size_t nbytes, c10::DeviceIndex device, StreamHandle stream) {

@@ -3,7 +3,20 @@
 // so these are real atomic read-modify-writes: GCC's __atomic builtins on plain memory
 // (std::atomic_ref would need C++20). Relaxed ordering, as CUDA's atomics; __threadfence orders.
 // Only the overloads CUDA has are declared, so code that compiles here compiles with nvcc.
+#include <cstddef>
 #include <cstdint>
+
+// Checked kernels (FOO_SIM_CHECKED, sim/checked.h): an atomic is not instrumented as a plain load
+// and store (two threads' atomics on one word would look like a race); it is bounds-checked by
+// one call instead.
+#if defined(FOO_SIM_CHECKED)
+extern "C" void foo_sim_check_atomic(const void* p, size_t bytes);
+#define FOO_SIM_ATOMIC inline __attribute__((no_sanitize_address))
+#define FOO_SIM_ATOMIC_CHECK(addr) foo_sim_check_atomic(addr, sizeof(*(addr)))
+#else
+#define FOO_SIM_ATOMIC inline
+#define FOO_SIM_ATOMIC_CHECK(addr) ((void)0)
+#endif
 
 namespace foo::sim::detail {
 
@@ -12,7 +25,8 @@ using u64_alias = uint64_t __attribute__((may_alias));
 
 // Compare-and-swap loop applying `f` to the current value; returns the old value.
 template <class T, class F>
-inline T atomic_update(T* addr, F f) {
+FOO_SIM_ATOMIC T atomic_update(T* addr, F f) {
+  FOO_SIM_ATOMIC_CHECK(addr);
   T old = __atomic_load_n(addr, __ATOMIC_RELAXED);
   while (!__atomic_compare_exchange_n(addr, &old, f(old), true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
   }
@@ -21,7 +35,8 @@ inline T atomic_update(T* addr, F f) {
 
 // The same for float/double, through their bit patterns.
 template <class F>
-inline float atomic_update_f32(float* addr, F f) {
+FOO_SIM_ATOMIC float atomic_update_f32(float* addr, F f) {
+  FOO_SIM_ATOMIC_CHECK(addr);
   auto* bits = reinterpret_cast<u32_alias*>(addr);
   uint32_t old = __atomic_load_n(bits, __ATOMIC_RELAXED), next;
   float oldf;
@@ -33,7 +48,8 @@ inline float atomic_update_f32(float* addr, F f) {
   return oldf;
 }
 template <class F>
-inline double atomic_update_f64(double* addr, F f) {
+FOO_SIM_ATOMIC double atomic_update_f64(double* addr, F f) {
+  FOO_SIM_ATOMIC_CHECK(addr);
   auto* bits = reinterpret_cast<u64_alias*>(addr);
   uint64_t old = __atomic_load_n(bits, __ATOMIC_RELAXED), next;
   double oldd;
@@ -46,7 +62,8 @@ inline double atomic_update_f64(double* addr, F f) {
 }
 
 template <class T>
-inline T atomic_cas(T* addr, T compare, T val) {
+FOO_SIM_ATOMIC T atomic_cas(T* addr, T compare, T val) {
+  FOO_SIM_ATOMIC_CHECK(addr);
   __atomic_compare_exchange_n(addr, &compare, val, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
   return compare;  // the old value either way
 }
@@ -54,7 +71,10 @@ inline T atomic_cas(T* addr, T compare, T val) {
 }  // namespace foo::sim::detail
 
 #define FOO_SIM_ATOMIC_RMW(name, builtin, T) \
-  inline T name(T* addr, T val) { return builtin(addr, val, __ATOMIC_RELAXED); }
+  FOO_SIM_ATOMIC T name(T* addr, T val) {             \
+    FOO_SIM_ATOMIC_CHECK(addr);                        \
+    return builtin(addr, val, __ATOMIC_RELAXED);       \
+  }
 FOO_SIM_ATOMIC_RMW(atomicAdd, __atomic_fetch_add, int)
 FOO_SIM_ATOMIC_RMW(atomicAdd, __atomic_fetch_add, unsigned int)
 FOO_SIM_ATOMIC_RMW(atomicAdd, __atomic_fetch_add, unsigned long long)

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "sim/checked.h"
 #include "sim/launch_limits.h"
 
 namespace foo::sim {
@@ -52,11 +53,29 @@ void BlockScheduler::run_block(const KernelLaunch& launch, uint3 block_index) {
     const auto p = reinterpret_cast<uintptr_t>(dynamic_shared_.get());
     dynamic_shared_aligned_ = dynamic_shared_.get() + ((16 - p % 16) % 16);
   }
+  if (checked::modes() == 0) {
+    if (launch.cooperative) {
+      run_cooperative();
+    } else {
+      run_independent();
+    }
+    return;
+  }
+  // Checked mode (sim/checked.h): the block's findings end it like an error of the kernel.
+  struct Checked {
+    Checked(const KernelLaunch& l, unsigned char* shared) { checked::block_begin(l, shared); }
+    ~Checked() {
+      if (!done) checked::block_abandon();
+    }
+    bool done = false;
+  } check(launch, dynamic_shared_aligned_);
   if (launch.cooperative) {
     run_cooperative();
   } else {
     run_independent();
   }
+  check.done = true;
+  checked::block_end();  // throws the block's first finding
 }
 
 void BlockScheduler::run_independent() {
@@ -207,6 +226,7 @@ int BlockScheduler::barrier(int predicate, const char* what) {
     // (all others waited here), so the waiters, in arrival order, become the whole ready ring.
     barrier_result_ = barrier_sum_;
     barrier_sum_ = 0;
+    if (checked::modes()) checked::barrier_completed();
     ready_.swap(barrier_waiters_);
     ready_head_ = 0;
     ready_count_ = barrier_arrived_;
@@ -293,6 +313,7 @@ uint64_t BlockScheduler::warp_rendezvous(const WarpSlot& slot, WarpCompleteFn co
   waiting_[w] |= 1u << lane;
   if ((waiting_[w] & group) == group) {
     complete(lanes, group);
+    if (checked::modes()) checked::warp_synchronised(w);
     waiting_[w] &= ~group;
     for (unsigned g = group & ~(1u << lane); g; g &= g - 1) make_runnable(w * 32 + static_cast<unsigned>(__builtin_ctz(g)));
     return lanes[lane].result;

@@ -40,6 +40,7 @@ struct KernelLaunch {
   dim3 grid, block;
   size_t shared_bytes = 0;
   bool cooperative = true;
+  bool checked = false;  // the kernel's source was compiled with FOO_SIM_CHECKED (sim/checked.h)
   void (*run_thread)(const void* closure) = nullptr;  // runs the kernel once, for the current threadIdx
   const void* closure = nullptr;
   void (*release)(KernelLaunch* self) = nullptr;       // destroys the closure, frees the block
@@ -101,6 +102,9 @@ void launch(const char* name, void (*kernel)(Params...), dim3 grid, dim3 block, 
   g->block = block;
   g->shared_bytes = shared_bytes;
   g->cooperative = cooperative;
+#if defined(FOO_SIM_CHECKED)
+  g->checked = true;
+#endif
   g->run_thread = &C::run;
   g->closure = &g->kernel_closure;
   g->release = &Block::free_block;

@@ -212,10 +212,32 @@ def _want_cuda(with_cuda, cu_sources):
     return bool(with_cuda)
 
 
-def _foo_cflags(with_cuda):
+# The sim target's checked mode (docs/emulation.md, "Checked mode"): GCC's kernel-address
+# instrumentation, out of line, so every load and store of a kernel calls libtorch_foo's checks
+# (csrc/sim/checked.cpp); -g1 for the source lines of reports. As TORCH_FOO_SIM_CHECK_FLAGS in
+# cmake/TorchFooKernels.cmake.
+SIM_CHECK_FLAGS = ["-DFOO_SIM_CHECKED", "-fsanitize=kernel-address",
+                   "--param=asan-instrumentation-with-call-threshold=0", "--param=asan-stack=0",
+                   "--param=asan-globals=0", "-g1"]
+
+
+def _want_sim_check(sim_check):
+    """``sim_check``: True/False, or None to follow ``FOO_SIM_SANITIZE`` (ON/OFF, as CMake's option)."""
+    if sim_check is None:
+        value = os.environ.get("FOO_SIM_SANITIZE", "OFF").strip().upper()
+        if value in ("", "0", "OFF", "NO", "FALSE"):
+            return False
+        if value in ("1", "ON", "YES", "TRUE"):
+            return True
+        raise ValueError(f"FOO_SIM_SANITIZE={os.environ['FOO_SIM_SANITIZE']!r}: expected ON or OFF")
+    return bool(sim_check)
+
+
+def _foo_cflags(with_cuda, sim_check=False):
     # FOO_SIM_EXTENSION: the sim kernels read the emulated built-ins through libtorch_foo's
     # exports (sim/builtins.h). FOO_WITH_CUDA: FOO_CALL_KERNEL_IN may pick the cuda build.
-    return ["-DFOO_SIM_EXTENSION"] + (["-DFOO_WITH_CUDA"] if with_cuda else [])
+    return (["-DFOO_SIM_EXTENSION"] + (["-DFOO_WITH_CUDA"] if with_cuda else [])
+            + (SIM_CHECK_FLAGS if sim_check else []))
 
 
 def _foo_ldflags():
@@ -238,13 +260,15 @@ def _default_build_directory(name):
 
 def load(name, sources, extra_cflags=None, extra_cuda_cflags=None, extra_ldflags=None, extra_include_paths=None,
          build_directory=None, verbose=False, with_cuda=None, is_python_module=True, is_standalone=False,
-         keep_intermediates=True):
+         keep_intermediates=True, sim_check=None):
     """Builds (Ninja, incremental, cached in ``build_directory``) and loads an extension of foo.
 
     As ``torch.utils.cpp_extension.load``: the same arguments and result (the module, or with
     ``is_python_module=False`` the library loaded into the process so its TORCH_LIBRARY ops
     register). ``with_cuda``: None compiles .cu files for the cuda target too when nvcc exists,
-    False only for sim, True requires nvcc.
+    False only for sim, True requires nvcc. ``sim_check=True`` instruments the sim build for the
+    checked mode (run with ``TORCH_FOO_SIM_CHECK=memcheck,racecheck,initcheck``; None follows
+    ``FOO_SIM_SANITIZE``): the extension's own sources are compiled with ``SIM_CHECK_FLAGS``.
     """
     if isinstance(sources, str):
         sources = [sources]
@@ -266,7 +290,7 @@ def load(name, sources, extra_cflags=None, extra_cuda_cflags=None, extra_ldflags
     return _torch_ext.load(
         name,
         host_sources + wrappers,
-        extra_cflags=_foo_cflags(cuda) + list(extra_cflags or []),
+        extra_cflags=_foo_cflags(cuda, _want_sim_check(sim_check)) + list(extra_cflags or []),
         extra_ldflags=cuda_objects + _foo_ldflags() + cuda_ldflags + list(extra_ldflags or []),
         extra_include_paths=include_paths() + list(extra_include_paths or []),
         build_directory=build_directory,
@@ -283,10 +307,12 @@ def FooExtension(name, sources, *args, **kwargs):
 
     .cu sources are compiled for the sim target (always) and the cuda target (when nvcc exists,
     or ``with_cuda=True``; ``with_cuda=False`` turns it off) by ``BuildExtension``.
+    ``sim_check=True`` (None: ``FOO_SIM_SANITIZE``) instruments the sim build for the checked mode.
     ``limited_api=True``: the stable-ABI route (Py_LIMITED_API, TORCH_TARGET_VERSION, no
     libtorch_python); pair it with ``options={"bdist_wheel": {"py_limited_api": "cp310"}}``.
     """
     with_cuda = kwargs.pop("with_cuda", None)
+    sim_check = kwargs.pop("sim_check", None)
     if kwargs.pop("limited_api", False):
         # One cp310-abi3 binary across Pythons and torch versions (docs/extensions.md): torch
         # compiles it with Py_LIMITED_API and links no libtorch_python; the code must use only
@@ -301,6 +327,7 @@ def FooExtension(name, sources, *args, **kwargs):
     kwargs["runtime_library_dirs"] = library_paths() + list(kwargs.get("runtime_library_dirs", []))
     extension = _torch_ext.CppExtension(name, list(sources), *args, **kwargs)
     extension.foo_with_cuda = with_cuda
+    extension.foo_sim_check = sim_check
     return extension
 
 
@@ -323,7 +350,7 @@ class BuildExtension(_torch_ext.BuildExtension):
         wrappers = [_sim_wrapper(s, os.path.join(build_dir, "sim")) for s in cu_sources]
         ext.sources = [s for s in ext.sources if not _is_cuda_source(s)] + wrappers
         cuda = _want_cuda(ext.foo_with_cuda, cu_sources)
-        flags = _foo_cflags(cuda)
+        flags = _foo_cflags(cuda, _want_sim_check(getattr(ext, "foo_sim_check", None)))
         if isinstance(ext.extra_compile_args, dict):
             ext.extra_compile_args["cxx"] = flags + list(ext.extra_compile_args.get("cxx", []))
             cuda_cflags = ext.extra_compile_args.get("nvcc", [])

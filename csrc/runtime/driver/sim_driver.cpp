@@ -17,6 +17,7 @@
 #include "sim_event.h"
 #include "sim_memory.h"
 #include "sim_stream.h"
+#include "sim/checked.h"
 #include "sim/launch_limits.h"
 
 namespace foo::runtime {
@@ -185,6 +186,7 @@ class SimDriver final : public Driver {
         std::memcpy(staging.get(), src, bytes);
         s->enqueue([dst, staging, bytes] {
           std::memcpy(dst, staging.get(), bytes);
+          foo::sim::checked::mark_written(dst, bytes);  // initcheck; no-op off the arena
         });
         return;
       }
@@ -197,7 +199,10 @@ class SimDriver final : public Driver {
         memory_.check_device_range(dst, bytes, "memcpy destination");
         break;
     }
-    s->enqueue([dst, src, bytes] { std::memmove(dst, src, bytes); });
+    s->enqueue([dst, src, bytes] {
+      std::memmove(dst, src, bytes);
+      foo::sim::checked::mark_written(dst, bytes);  // initcheck; no-op off the arena
+    });
   }
 
   void memset_async(void* dst, int value, size_t bytes,
@@ -205,7 +210,10 @@ class SimDriver final : public Driver {
     auto s = stream(h);
     if (bytes == 0) return;
     memory_.check_device_range(dst, bytes, "memset destination");
-    s->enqueue([dst, value, bytes] { std::memset(dst, value, bytes); });
+    s->enqueue([dst, value, bytes] {
+      std::memset(dst, value, bytes);
+      foo::sim::checked::mark_written(dst, bytes);
+    });
   }
 
   EventHandle create_event(int device, bool enable_timing) override {
@@ -409,6 +417,11 @@ std::unique_ptr<Driver> make_sim_driver() {
                                          kDefaultDevices, 1, kMaxDevices));
   long long mb = env_int("TORCH_FOO_SIM_MEMORY_MB", kDefaultMemoryMB, 1,
                          1LL << 30);
+  try {
+    foo::sim::checked::validate_setting();
+  } catch (const std::invalid_argument& e) {
+    throw DriverError(e.what());
+  }
   return std::make_unique<SimDriver>(devices, static_cast<size_t>(mb) << 20);
 }
 

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "driver.h"
+#include "sim/checked.h"
 
 namespace foo::runtime::sim {
 namespace {
@@ -13,10 +14,19 @@ constexpr size_t kAlign = 256;
 }  // namespace
 
 SimMemory::SimMemory(int devices, size_t limit_per_device, std::string kind)
-    : limit_(limit_per_device), kind_(std::move(kind)), used_(devices, 0) {}
+    : limit_(limit_per_device), kind_(std::move(kind)), used_(devices, 0),
+      checked_(kind_ == "device" && foo::sim::checked::arena_active()) {}
 
 SimMemory::~SimMemory() {
-  for (auto& [p, b] : blocks_) std::free(const_cast<char*>(p));
+  for (auto& [p, b] : blocks_) release_memory(const_cast<char*>(p));
+}
+
+void SimMemory::release_memory(void* p) const {
+  if (checked_) {
+    foo::sim::checked::arena_release(p);
+  } else {
+    std::free(p);
+  }
 }
 
 void* SimMemory::allocate(int device, size_t bytes) {
@@ -31,8 +41,9 @@ void* SimMemory::allocate(int device, size_t bytes) {
   };
   if (rounded > limit_ || used_[device] > limit_ - rounded)
     throw oom("per-device limit, set with TORCH_FOO_SIM_MEMORY_MB");
-  void* p = std::aligned_alloc(kAlign, rounded);
-  if (!p) throw oom("host allocation failed");
+  // Checked mode (sim/checked.h): from the arena, with redzones, exact size.
+  void* p = checked_ ? foo::sim::checked::arena_allocate(bytes) : std::aligned_alloc(kAlign, rounded);
+  if (!p) throw oom(checked_ ? "the checked mode's arena is exhausted" : "host allocation failed");
   blocks_.emplace(static_cast<const char*>(p), Block{device, bytes, rounded});
   used_[device] += rounded;
   return p;
@@ -53,7 +64,7 @@ void SimMemory::release(int device, void* ptr) {
     used_[device] -= it->second.rounded;
     blocks_.erase(it);
   }
-  std::free(ptr);
+  release_memory(ptr);
 }
 
 std::map<const char*, SimMemory::Block>::const_iterator SimMemory::find(

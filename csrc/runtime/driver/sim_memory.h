@@ -38,12 +38,14 @@ class SimMemory {
   // Allocation containing p, or end(). Caller holds mu_.
   std::map<const char*, Block>::const_iterator find(const void* p) const;
   std::string where(int device) const;  // "device 1", "pinned host memory"
+  void release_memory(void* p) const;   // back to the host (or the checked mode's arena)
 
   const size_t limit_;
   const std::string kind_;
   mutable std::mutex mu_;
   std::map<const char*, Block> blocks_;  // ordered: interior-pointer lookup
   std::vector<size_t> used_;
+  const bool checked_;  // device memory from the checked mode's arena (sim/checked.h)
 };
 
 }  // namespace foo::runtime::sim
