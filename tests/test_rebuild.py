@@ -14,7 +14,6 @@ and -O0 compiles the sim's kernels 3-4x faster (reduce.cu: 34 s at -O3, 9 s at -
 """
 
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -23,10 +22,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import niced
+from project_copy import ROOT, SKIP, ProjectBuild, run_op_tests
 
-ROOT = Path(__file__).resolve().parents[1]
-_SKIP = shutil.ignore_patterns(".git", ".venv", "build", "__pycache__", ".pytest_cache", "*.so", "*.egg-info")
 
 DEG2RAD_KERNEL = """
 #include <ATen/ATen.h>
@@ -55,37 +52,9 @@ at::Tensor twice(const at::Tensor& x) { return axpby(x, x, 1.0, 1.0); }
 """
 
 
-class _Build:
-    """The documented build (README, ./run build) of the copy into a private target, running in
-    the background; wait() returns the compiled files. Its output goes to a file: a pipe nobody
-    reads would fill up and stall pip."""
-
-    def __init__(self, src: Path, site_dir: Path, nice: int = 0):
-        # Appended to the user's CMAKE_ARGS, the same for every build of the copy (a change would
-        # reconfigure and recompile everything).
-        cmake_args = (os.environ.get("CMAKE_ARGS", "") + " -DCMAKE_CXX_FLAGS_RELEASE='-O0 -DNDEBUG'").strip()
-        env = dict(os.environ, FOO_USE_CUDA="OFF", CMAKE_ARGS=cmake_args)
-        cmd = [sys.executable, "-m", "pip", "install", "-v", "--no-build-isolation", "--no-deps",
-               "--upgrade", "--target", str(site_dir), str(src)]
-        self.log = site_dir.parent / "build.log"
-        with open(self.log, "w") as log:
-            self.proc = subprocess.Popen(niced(cmd, nice), cwd=src, env=env, stdout=log, stderr=subprocess.STDOUT)
-
-    def wait(self) -> list[str]:
-        returncode = self.proc.wait(timeout=1500)
-        output = self.log.read_text()
-        assert returncode == 0, output[-8000:]
-        return re.findall(r"Building \w+ object (\S+)", output)
-
-    def kill(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-
-
 def _build(src: Path, site_dir: Path) -> list[str]:
     """The documented build of the copy, in the foreground; returns compiled files."""
-    return _Build(src, site_dir).wait()
+    return ProjectBuild(src, site_dir).wait()
 
 
 def _compiles(src: Path, compiled: list[str], source: str) -> bool:
@@ -120,8 +89,8 @@ def start_early(config, items=()) -> None:
     their pace (conftest.py calls this when the session's tests are collected)."""
     base = config._tmp_path_factory.mktemp("rebuild")
     src, site_dir = base / "src", base / "site"
-    shutil.copytree(ROOT, src, ignore=_SKIP)
-    build = _Build(src, site_dir, nice=10)
+    shutil.copytree(ROOT, src, ignore=SKIP)
+    build = ProjectBuild(src, site_dir, nice=10)
     config.add_cleanup(build.kill)  # a session that stops early does not leave a build behind
     _early["project"] = src, site_dir, build
 
@@ -134,19 +103,6 @@ def project(request):
     compiled = build.wait()
     assert any("RegisterFoo" in f for f in compiled), compiled
     return src, site_dir
-
-
-def _run_op_tests(src: Path, site_dir: Path, selection: str) -> str:
-    """The copy's generated op tests (tests/ops) for `selection`, against the copy's install.
-    The install comes first on the path, so the copy's source torch_foo/ (no _C there) cannot
-    shadow it; the copy's root after it gives tests/ops the copy's codegen (its manifest parser)."""
-    env = dict(os.environ, TORCH_DEVICE_BACKEND_AUTOLOAD="0", TORCH_FOO_DRIVER="sim",
-               PYTHONPATH=os.pathsep.join([str(site_dir), str(src), sysconfig.get_paths()["purelib"]]))
-    cmd = [sys.executable, "-S", "-m", "pytest", str(src / "tests" / "ops" / "test_ops.py"), "-q", "-p",
-           "no:cacheprovider", "-k", selection]
-    result = subprocess.run(cmd, cwd=site_dir, env=env, capture_output=True, text=True, timeout=1200)
-    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-3000:]
-    return result.stdout
 
 
 def _tree(src: Path) -> dict[str, str]:
@@ -196,7 +152,7 @@ def test_pointwise_ops_are_one_manifest_entry_each(project):
         for op in ("aten::expm1", "aten::expm1.out", "aten::expm1_", "aten::atan2", "aten::atan2.out", "aten::atan2_"):
             assert torch._C._dispatch_has_kernel_for_dispatch_key(op, "PrivateUse1"), op
     """)
-    out = _run_op_tests(src, site_dir, "expm1 or atan2")
+    out = run_op_tests(src, site_dir, "expm1 or atan2")
     assert " passed" in out and "failed" not in out, out[-3000:]
 
 
