@@ -8,10 +8,13 @@ generators, so they load when Inductor first asks for them, not inside Inductor'
 """
 
 
-def _scheduling(scheduler):
-    from torch_foo._inductor.kernel import FooScheduling
+class _Scheduling:
+    """Inductor wants a class (it asks issubclass of it); making one makes foo's real scheduling."""
 
-    return FooScheduling(scheduler)
+    def __new__(cls, scheduler):
+        from torch_foo._inductor.kernel import FooScheduling
+
+        return FooScheduling(scheduler)
 
 
 class _Wrapper:
@@ -29,7 +32,7 @@ class _Wrapper:
 def register(common):
     from torch_foo._inductor.device_op_overrides import FooDeviceOpOverrides
 
-    common.register_backend_for_device("foo", _scheduling, _Wrapper)
+    common.register_backend_for_device("foo", _Scheduling, _Wrapper)
     common.register_device_op_overrides("foo", FooDeviceOpOverrides())
 
 
