@@ -131,6 +131,11 @@ class FooOverrides(OpOverrides):
         return ops.to_dtype(var, dtype)
 
     @staticmethod
+    def value_expr(expr, dtype):
+        # A size or index used as a value (arange, x.shape[0] in arithmetic): the same C++.
+        return FooOverrides.index_expr(expr, dtype)
+
+    @staticmethod
     def masked(mask, body, other):
         kernel = V.kernel
         scoped = IndentedBuffer()
