@@ -147,6 +147,34 @@ def test_backend_named_foo_and_matmul_falls_back_to_foo_aten():
     assert "extern_kernels.mm" in calls(code) and "foo_poi_" in calls(code)
 
 
+@pytest.mark.slow
+def test_zoo_unet_trains_compiled_like_eager():
+    """Convolutions (foo's aten kernels through Inductor's extern path), batch norm's reductions
+    and the ReLU/upsampling/concatenation pointwise code (generated) train as eager does."""
+    from test_model_zoo import UNet, _segment
+
+    torch.manual_seed(2)
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn(2, 1, 16, 16, generator=g).to("foo")
+    y = (x > 0).float()
+    eager, compiled_model = UNet().to("foo"), UNet().to("foo")
+    compiled_model.load_state_dict(eager.state_dict())
+    compiled = torch.compile(compiled_model)
+    losses = {}
+    for name, model, run in (("eager", eager, eager), ("compiled", compiled_model, compiled)):
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.01)
+        losses[name] = []
+        for _ in range(3):
+            opt.zero_grad()
+            loss = _segment(run, x, y)
+            loss.backward()
+            opt.step()
+            losses[name].append(loss.item())
+    torch.testing.assert_close(losses["compiled"], losses["eager"], rtol=1e-4, atol=1e-5)
+    for (name, p), q in zip(eager.state_dict().items(), compiled_model.state_dict().values()):
+        assert_same(q, p, rtol=1e-3, atol=1e-4)
+
+
 def test_cpu_inputs_with_foo_intermediates():
     out = torch.compile(lambda x: (x.to("foo") * 2).relu().cpu())(torch.randn(8))
     assert out.device.type == "cpu"
@@ -207,6 +235,10 @@ def test_generated_kernels_compile_with_nvcc(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.xfail(strict=True, raises=torch._inductor.exc.InductorError,
+                   reason="foo's _scaled_dot_product_fused_attention_overrideable returns a contiguous output; "
+                          "torch's meta (what Inductor plans with) gives it the query's layout, so the "
+                          "wrapper's assert_size_stride fails (docs/compile.md, What stands in the way)")
 def test_zoo_gpt_trains_compiled_like_eager():
     from test_model_zoo import TinyGPT, _lm_loss, _tokens
 
