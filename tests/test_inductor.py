@@ -235,10 +235,6 @@ def test_generated_kernels_compile_with_nvcc(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="foo's _scaled_dot_product_fused_attention_overrideable returns a contiguous output; "
-                          "torch's meta (what Inductor plans with) gives it the query's layout, so the "
-                          "wrapper's assert_size_stride fails (docs/compile.md, What stands in the way)")
 def test_zoo_gpt_trains_compiled_like_eager():
     from test_model_zoo import TinyGPT, _lm_loss, _tokens
 
