@@ -255,5 +255,12 @@ def test_zoo_gpt_trains_compiled_like_eager():
             opt.step()
             losses[name].append(loss.item())
     torch.testing.assert_close(losses["compiled"], losses["eager"], rtol=1e-4, atol=1e-5)
+    dim = eager.wte.weight.shape[1]
     for (name, p), q in zip(eager.named_parameters(), compiled_model.parameters()):
-        assert_same(q.detach(), p.detach(), rtol=1e-3, atol=1e-4)
+        p, q = p.detach(), q.detach()
+        if name.endswith("qkv.bias"):
+            # The key bias's exact gradient is zero (softmax cancels it): Adam turns its rounding
+            # noise into steps of up to lr, as test_model_zoo's GPT case allows.
+            assert (q[dim:2 * dim] - p[dim:2 * dim]).abs().max().item() <= 3 * 3e-3
+            p, q = torch.cat([p[:dim], p[2 * dim:]]), torch.cat([q[:dim], q[2 * dim:]])
+        assert_same(q, p, rtol=1e-3, atol=1e-4)

@@ -29,10 +29,38 @@ class _Wrapper:
         return FooWrapperCodegen.create(*args, **kwargs)
 
 
+def _code_version():
+    """A digest of this package's code: it enters Inductor's FX graph cache key (through the
+    device pass's uuid), so a cached wrapper written by an older code generator is not reused."""
+    import hashlib
+    import os
+
+    digest = hashlib.sha256()
+    here = os.path.dirname(__file__)
+    for name in sorted(os.listdir(here)):
+        if name.endswith(".py"):
+            with open(os.path.join(here, name), "rb") as f:
+                digest.update(f.read())
+    return digest.hexdigest()[:16]
+
+
 def register(common):
+    # Only small modules here: the hook runs in the middle of Inductor's own imports.
+    from torch._inductor.custom_graph_pass import CustomGraphModulePass
+
     from torch_foo._inductor.device_op_overrides import FooDeviceOpOverrides
 
-    common.register_backend_for_device("foo", _Scheduling, _Wrapper)
+    class CodeVersion(CustomGraphModulePass):
+        """Changes no graph; Inductor runs a device's pass on its graphs and keys its cache on
+        the pass's uuid."""
+
+        def __call__(self, gm):
+            return None
+
+        def uuid(self):
+            return f"torch_foo.inductor.{_code_version()}"
+
+    common.register_backend_for_device("foo", _Scheduling, _Wrapper, device_custom_pass=CodeVersion())
     common.register_device_op_overrides("foo", FooDeviceOpOverrides())
 
 
