@@ -1,16 +1,15 @@
-"""torch.compile on foo (docs/torch-foo-vs-cuda.md §10).
+"""torch.compile on foo (docs/compile.md, docs/torch-foo-vs-cuda.md §10).
 
 - Dynamo gets foo's device interface (device switching, streams, events, synchronize,
   properties): it traces code that uses them and asks it about the device.
+- Inductor, the default backend, gets foo's code generator (``torch_foo._inductor``): fused
+  kernels in the CUDA C++ dialect of csrc/kernels, compiled for sim (and cuda with nvcc) and
+  launched on foo's current stream; ops it does not generate (matmul, convolution, attention)
+  call foo's own aten kernels. ``backend="foo"`` names the same backend (the OpenReg convention).
 - ``backend="aot_eager"`` (or any backend that runs the captured graph with eager ops) runs the
   graph's ops, forward and backward, on foo's own kernels.
-- Inductor, the default backend, has no code generator for foo: it writes Triton kernels for GPUs
-  or C++/OpenMP loops over CPU memory, and neither runs on foo (on the cuda driver foo memory is
-  GPU memory; on sim it belongs to the simulated device and is only coherent at its streams'
-  synchronisation points). A foo-specific Inductor backend is a project of its own, so Inductor
-  refuses foo graphs before lowering them, with an error that says to use aot_eager.
 
-Both registrations run when the program first imports Dynamo or Inductor (``_import_hooks``),
+The registrations run when the program first imports Dynamo or Inductor (``_import_hooks``),
 not at ``import torch``.
 """
 
@@ -19,16 +18,10 @@ import torch
 from torch_foo import _C, _import_hooks
 from torch_foo import device as _foo
 
-INDUCTOR_UNSUPPORTED = (
-    "torch.compile's default backend, Inductor, cannot compile for the foo device: it generates "
-    "Triton kernels for GPUs or C++/OpenMP loops over CPU memory, and neither runs on foo. "
-    'Use torch.compile(..., backend="aot_eager"): it captures the same graph (forward, backward, '
-    "dynamic shapes) and runs it with foo's own kernels."
-)
-
 
 class InductorUnsupportedError(RuntimeError):
-    """torch.compile with Inductor (the default backend) was given a graph that uses foo."""
+    """Kept for compatibility: Inductor refused foo graphs before torch_foo had a code generator.
+    Nothing raises it any more except ``raise_if_triton_unavailable`` (foo kernels are not Triton)."""
 
 
 def _register_device_interface(device_interface):
@@ -96,7 +89,9 @@ def _register_device_interface(device_interface):
 
         @staticmethod
         def raise_if_triton_unavailable(device=None):
-            raise InductorUnsupportedError(INDUCTOR_UNSUPPORTED)
+            # Asked only by Triton-based code paths: foo's Inductor backend generates no Triton.
+            raise InductorUnsupportedError("the foo device runs no Triton kernels: torch.compile's Inductor "
+                                           "backend generates foo kernels (docs/compile.md)")
 
     device_interface.register_interface_for_device("foo", FooInterface)
 
@@ -108,43 +103,27 @@ def _index(device):
     return _foo.current_device() if device.index is None else device.index
 
 
-def _refuse_foo_graphs(gm):
-    raise InductorUnsupportedError(INDUCTOR_UNSUPPORTED)
+def _register_inductor(common):
+    # Only small modules here: the hook runs in the middle of Inductor's own imports.
+    from torch_foo import _inductor
+
+    _inductor.register(common)
 
 
-def _register_inductor_refusal(common):
-    # Only this small module: the hook runs in the middle of Inductor's own imports.
-    from torch._inductor.custom_graph_pass import CustomGraphModulePass
+def _constrain_attention_layouts(lowering):
+    from torch_foo import _inductor
 
-    class RefuseFooGraphs(CustomGraphModulePass):
-        """Inductor runs a device's custom pass on every graph with inputs or outputs on the
-        device, after AOT autograd and before lowering: the earliest point Inductor offers."""
+    _inductor.constrain_attention_layouts(lowering)
 
-        def __call__(self, gm):
-            _refuse_foo_graphs(gm)
 
-        def uuid(self):
-            return "torch_foo.refuse_inductor.v1"
+def _register_dynamo_backend(registry):
+    from torch_foo._inductor import foo_backend
 
-    class NoCodegen:
-        """Inductor's code generators for foo: there are none. A graph whose foo tensors are
-        only intermediates (CPU inputs and outputs) skips the pass above and reaches this while
-        lowering. Inductor reads class flags (supports_caching) before making one."""
-
-        supports_caching = False
-
-        def __init__(self, *args, **kwargs):
-            raise InductorUnsupportedError(INDUCTOR_UNSUPPORTED)
-
-        @classmethod
-        def create(cls, *args, **kwargs):
-            raise InductorUnsupportedError(INDUCTOR_UNSUPPORTED)
-
-    common.register_backend_for_device("foo", NoCodegen, NoCodegen, device_custom_pass=RefuseFooGraphs())
-    # Looked up just before the wrapper is made; the base class generates nothing.
-    common.register_device_op_overrides("foo", common.DeviceOpOverrides())
+    registry.register_backend(foo_backend, name="foo")
 
 
 def install():
     _import_hooks.after_import("torch._dynamo.device_interface", _register_device_interface)
-    _import_hooks.after_import("torch._inductor.codegen.common", _register_inductor_refusal)
+    _import_hooks.after_import("torch._inductor.codegen.common", _register_inductor)
+    _import_hooks.after_import("torch._dynamo.backends.registry", _register_dynamo_backend)
+    _import_hooks.after_import("torch._inductor.lowering", _constrain_attention_layouts)
