@@ -193,8 +193,11 @@ def test_replay_on_another_stream_and_async_errors_surface():
     with pytest.raises(IndexError, match="index 11 is out of bounds for dimension 0 with size 10"):
         torch.foo.synchronize()
     idx.fill_(0)
-    with torch.foo.stream(torch.foo.Stream()):
+    side = torch.foo.Stream()
+    side.wait_stream(torch.foo.current_stream())  # as on CUDA: streams order only through events
+    with torch.foo.stream(side):
         g.replay()
+    torch.foo.current_stream().wait_stream(side)
     torch.testing.assert_close(out.cpu(), table.cpu()[[0, 0, 0]] * 2)
 
 
