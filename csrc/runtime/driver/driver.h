@@ -143,10 +143,11 @@ class Driver {
   // an event recorded on it join the capture until the origin waits on them again. Forbidden on
   // a capturing stream (DriverError containing "operation not permitted when stream is
   // capturing", and the capture is invalidated): synchronizing it, its device or an event recorded
-  // in the capture, querying them, a copy to or from pageable host memory, a host task that cannot
-  // be replayed. end_capture returns the executable graph (throws, and ends the capture, if it
-  // was invalidated); launch_graph queues one replay on `stream` in its order; destroy_graph
-  // frees it once queued replays finished.
+  // in the capture, querying them, a copy to pageable host memory, a host task that cannot be
+  // replayed. (sim records a copy from pageable memory with the bytes it staged; CUDA refuses it.)
+  // end_capture returns the executable graph (throws, and ends the capture, if it was
+  // invalidated); launch_graph queues one replay on `stream` in its order; destroy_graph frees it
+  // once queued replays finished.
   virtual void begin_capture(StreamHandle stream, CaptureMode mode) = 0;
   virtual GraphHandle end_capture(StreamHandle stream) = 0;
   virtual bool is_capturing(StreamHandle stream) = 0;
