@@ -37,6 +37,14 @@ from torch_foo._streams import (  # noqa: F401  (re-exported)
     set_stream,
     stream,
 )
+from torch_foo.graphs import (  # noqa: F401  (re-exported)
+    CUDAGraph,
+    FooGraph,
+    graph,
+    graph_pool_handle,
+    is_current_stream_capturing,
+    make_graphed_callables,
+)
 from torch_foo._utils import _device_index
 
 

@@ -11,6 +11,9 @@ c10::DeviceIndex checked(int device);
 // _device_properties, memory statistics, streams, bad-fork state (runtime_bindings.cpp).
 void add_runtime_bindings(pybind11::module_& m);
 
+// _Graph, torch.foo.FooGraph's C++ half, and graph pools (graph_bindings.cpp).
+void add_graph_bindings(pybind11::module_& m);
+
 // _distributed: the fooccl c10d backend and its Work (distributed_bindings.cpp).
 void add_distributed_bindings(pybind11::module_& m);
 

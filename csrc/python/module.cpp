@@ -91,6 +91,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("_set_sim_only_paths", &foo::sim::set_sim_only_paths);
   m.def("_sim_only_paths", &foo::sim::sim_only_paths);
   foo::python::add_runtime_bindings(m);
+  foo::python::add_graph_bindings(m);
   foo::python::add_distributed_bindings(m);
   add_custom_ops(m);
 }

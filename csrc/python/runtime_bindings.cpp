@@ -250,7 +250,7 @@ void add_runtime_bindings(py::module_& m) {
     return reinterpret_cast<uintptr_t>(rt::raw_alloc(nbytes, checked(device), stream));
   });
   m.def("_caching_allocator_delete", [](uintptr_t ptr) { rt::raw_delete(reinterpret_cast<void*>(ptr)); });
-  m.def("_mem_pool_create", &rt::create_pool);
+  m.def("_mem_pool_create", [] { return rt::create_pool(); });
   m.def("_mem_pool_release", &rt::release_pool);
   m.def("_mem_pool_use_count", &rt::pool_use_count);
   m.def("_mem_pool_begin", [](int device, uint64_t id) { rt::begin_allocate_to_pool(checked(device), id); });

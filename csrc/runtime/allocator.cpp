@@ -70,7 +70,27 @@ PoolRegistry pool_registry;
 // Per thread and device: the pools allocations are routed to, innermost last.
 thread_local std::array<std::vector<uint64_t>, kMaxDevices> routed_pools;
 
-uint64_t routed_pool(c10::DeviceIndex device) {
+// Streams capturing a graph and their pools (begin_capture_to_pool). `active` is all an allocation
+// reads while no capture is underway.
+struct CaptureRoutes {
+  std::atomic<int> active{0};
+  std::mutex mutex;
+  std::vector<std::tuple<c10::DeviceIndex, StreamHandle, uint64_t>> routes;
+};
+CaptureRoutes capture_routes;
+
+uint64_t routed_pool(c10::DeviceIndex device, StreamHandle stream) {
+  if (capture_routes.active.load(std::memory_order_acquire) != 0) {
+    uint64_t on_device = 0;  // a pool of a capture on the device, for a stream that joined one
+    {
+      std::lock_guard<std::mutex> lock(capture_routes.mutex);
+      for (const auto& [d, s, id] : capture_routes.routes) {
+        if (d == device && s == stream) return id;
+        if (d == device && on_device == 0) on_device = id;
+      }
+    }
+    if (on_device != 0 && driver().is_capturing(stream)) return on_device;
+  }
   const auto& stack = routed_pools[static_cast<size_t>(device)];
   return stack.empty() ? 0 : stack.back();
 }
@@ -300,7 +320,7 @@ class FooCachingAllocator final : public c10::DeviceAllocator {
     std::unique_lock<std::mutex> lock(pool.mutex);
     collect_pending(pool, recording);
     auto& stats = pool.stats;
-    const uint64_t private_pool = routed_pool(device);
+    const uint64_t private_pool = routed_pool(device, stream);
     auto hit = pool.cached.find({private_pool, stream, size});
     void* ptr = nullptr;
     Context segment_context;
@@ -580,11 +600,41 @@ void* raw_alloc(size_t nbytes, c10::DeviceIndex device, std::optional<uintptr_t>
 
 void raw_delete(void* ptr) { allocator().raw_deleter()(ptr); }
 
-uint64_t create_pool() {
+uint64_t create_pool(int initial_uses) {
   std::lock_guard<std::mutex> lock(pool_registry.mutex);
   const uint64_t id = pool_registry.next++;
-  pool_registry.use_count[id] = 1;
+  pool_registry.use_count[id] = initial_uses;
   return id;
+}
+
+void retain_pool(uint64_t id) {
+  std::lock_guard<std::mutex> lock(pool_registry.mutex);
+  const auto it = pool_registry.use_count.find(id);
+  TORCH_CHECK(it != pool_registry.use_count.end(), "foo: memory pool ", id, " was released");
+  ++it->second;
+}
+
+void begin_capture_to_pool(c10::DeviceIndex device, StreamHandle stream, uint64_t id) {
+  check_device_index(device);
+  std::lock_guard<std::mutex> lock(capture_routes.mutex);
+  for (const auto& route : capture_routes.routes) {
+    TORCH_CHECK(std::get<0>(route) != device || std::get<1>(route) != stream,
+                "foo: the stream is already capturing a graph");
+  }
+  capture_routes.routes.emplace_back(device, stream, id);
+  capture_routes.active.fetch_add(1, std::memory_order_release);
+}
+
+void end_capture_to_pool(c10::DeviceIndex device, StreamHandle stream) {
+  std::lock_guard<std::mutex> lock(capture_routes.mutex);
+  auto& routes = capture_routes.routes;
+  for (auto it = routes.begin(); it != routes.end(); ++it) {
+    if (std::get<0>(*it) == device && std::get<1>(*it) == stream) {
+      routes.erase(it);
+      capture_routes.active.fetch_sub(1, std::memory_order_release);
+      return;
+    }
+  }
 }
 
 int pool_use_count(uint64_t id) {
@@ -597,7 +647,7 @@ void release_pool(uint64_t id) {
   {
     std::lock_guard<std::mutex> lock(pool_registry.mutex);
     const auto it = pool_registry.use_count.find(id);
-    if (it == pool_registry.use_count.end() || --it->second > 0) return;
+    if (it == pool_registry.use_count.end() || --it->second > 0) return;  // 0 uses left: released
     pool_registry.use_count.erase(it);
   }
   the_allocator->emptyCache({0, id});

@@ -8,6 +8,8 @@
 #include <c10/core/CachingDeviceAllocator.h>
 #include <c10/core/Storage.h>
 
+#include "runtime/driver/driver.h"
+
 namespace foo::runtime {
 
 // The registered allocator (REGISTER_ALLOCATOR(PrivateUse1, ...)).
@@ -62,11 +64,20 @@ void raw_delete(void* ptr);
 // cached blocks on every device (blocks still live go back to the driver at a later empty_cache).
 // use_mem_pool routes the calling thread's allocations on `device` to the pool (nested blocks:
 // the innermost), each block one use of it.
-uint64_t create_pool();
+uint64_t create_pool(int initial_uses = 1);
 int pool_use_count(uint64_t id);
+void retain_pool(uint64_t id);  // one more use; throws for a released pool
 void release_pool(uint64_t id);
 void begin_allocate_to_pool(c10::DeviceIndex device, uint64_t id);
 void end_allocate_to_pool(c10::DeviceIndex device, uint64_t id);
+
+// Graph capture (runtime/graph.cpp): while `stream` of `device` captures, every allocation on it,
+// from any thread (autograd's backward threads too), takes blocks of pool `id`, which the caller
+// holds a use of. A block freed during the capture goes back to the pool, so later allocations of
+// the same capture reuse it in stream order and nothing outside the pool ever does: a replay
+// writes the addresses the capture saw.
+void begin_capture_to_pool(c10::DeviceIndex device, StreamHandle stream, uint64_t id);
+void end_capture_to_pool(c10::DeviceIndex device, StreamHandle stream);
 
 // Gives a foo storage `new_bytes` of fresh memory, keeping the bytes both sizes share
 // (storage.resize_() and tensor.resize_() growth).

@@ -203,6 +203,15 @@ foo::kernels::DeviceErrorSite device_error_site(c10::DeviceIndex device, StreamH
   return site;
 }
 
+void arm_device_errors_for_replay(c10::DeviceIndex device) {
+  DeviceState& s = state(device);
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (s.word == nullptr) return;
+  s.many = true;  // the replay stream need not be the capture's
+  ++s.epoch;
+  s.armed.store(true, std::memory_order_release);
+}
+
 void raise_device_error_if_blocking(c10::DeviceIndex device) {
   if (launch_blocking()) check(device, nullptr, /*whole_device=*/false, /*at_the_op=*/true);
 }

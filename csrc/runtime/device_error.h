@@ -37,6 +37,10 @@ void raise_device_error_after_wait(c10::DeviceIndex device, StreamHandle stream)
 void raise_device_error_after_device_wait(c10::DeviceIndex device);
 void raise_device_errors_after_event_wait();
 
+// A graph replay on `device` may run kernels with sites handed out at capture: arms the device
+// (for any stream) so the next wait reads the word. Nothing when no site was ever handed out.
+void arm_device_errors_for_replay(c10::DeviceIndex device);
+
 // True when the launch API waits after every launch (TORCH_FOO_LAUNCH_BLOCKING=1).
 bool launch_blocking();
 

@@ -11,6 +11,7 @@
 #include <c10/util/Exception.h>
 
 #include "runtime/device.h"
+#include "runtime/graph.h"
 
 namespace foo::runtime {
 namespace {
@@ -52,6 +53,13 @@ c10::intrusive_ptr<c10::TensorImpl> FooGeneratorImpl::get_state() const {
 }
 
 PhiloxState FooGeneratorImpl::reserve(uint64_t increment) {
+  // A captured kernel keeps the (seed, offset) it was launched with, so every replay would draw the
+  // same numbers; CUDA's graph-safe generator reads the offset from device memory instead, which
+  // foo's random kernels do not do yet. Refused rather than silently repeating.
+  TORCH_CHECK(!current_stream_capturing(device().index()),
+              "foo: random number generation (dropout, rand, randn, bernoulli, ...) while capturing a graph is "
+              "not supported yet: each replay would repeat the captured numbers. Draw them outside the captured "
+              "region (e.g. pass a mask in as a static input) or use dropout p=0 in the captured step");
   // Offsets advance in multiples of 4: one Philox call yields four 32-bit numbers.
   const PhiloxState state{seed_, offset_};
   offset_ += (increment + 3) / 4 * 4;

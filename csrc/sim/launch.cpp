@@ -33,21 +33,22 @@ void run_block(void* ctx, uint64_t linear) {
   scheduler().run_block(l, b);
 }
 
-// The stream task of a grid: runs its blocks (run) and releases it.
+// The stream task of a grid, replayable (a graph capture keeps it): run (run its blocks, as often
+// as the graph is replayed) or release.
 void run_grid(void* arg, bool run) {
-  struct Release {
-    KernelLaunch* l;
-    ~Release() { l->release(l); }
-  } const owned{static_cast<KernelLaunch*>(arg)};
-  if (!run) return;
-  const KernelLaunch& l = *owned.l;
+  auto* launch = static_cast<KernelLaunch*>(arg);
+  if (!run) {
+    launch->release(launch);
+    return;
+  }
+  const KernelLaunch& l = *launch;
   const uint64_t blocks = uint64_t{l.grid.x} * l.grid.y * l.grid.z;
   uint64_t helpers = blocks - 1;
   if (!l.cooperative) {
     const uint64_t threads = blocks * l.block.x * l.block.y * l.block.z;
     helpers = std::min(helpers, threads / kIndependentThreadsPerHelper);
   }
-  parallel_for(blocks, static_cast<unsigned>(std::min<uint64_t>(helpers, 1u << 20)), &run_block, owned.l);
+  parallel_for(blocks, static_cast<unsigned>(std::min<uint64_t>(helpers, 1u << 20)), &run_block, launch);
 }
 
 }  // namespace

@@ -22,9 +22,10 @@
 namespace foo::sim {
 
 // How a grid reaches a stream: `queue(stream, task, arg)` calls task(arg, true) on the host when
-// the stream gets there, in order with the stream's other work, or task(arg, false) if the
-// stream drops it (after an asynchronous error; also when queueing fails), so `arg` is released
-// either way. A function pointer and an argument rather than a std::function: the sim driver
+// the stream gets there, in order with the stream's other work, and then task(arg, false), which
+// releases `arg`; only task(arg, false) if the stream drops it (after an asynchronous error; also
+// when queueing fails). The task is replayable: a stream capturing a graph keeps it, runs it at
+// every replay and releases it with the graph (runtime/driver/sim_graph.h). A function pointer and an argument rather than a std::function: the sim driver
 // queues them as a fixed-size record, without an allocation per launch. The emulator's host
 // installs it (the driver layer, runtime/driver/driver_select.cpp, when the process-wide driver
 // starts), so the emulator depends on no driver; a launch before that throws std::logic_error.
@@ -34,7 +35,7 @@ void set_stream_queue(StreamQueue queue);
 
 // A queued grid: what the block scheduler runs. Each launch allocates one heap block holding this
 // record, the kernel's closure (kernel pointer and copied arguments) and a copy of the name, and
-// frees it when the grid has run or was dropped.
+// frees it when the grid has run or was dropped (a captured one: when its graph is destroyed).
 struct KernelLaunch {
   const char* name = nullptr;  // points into the same block
   dim3 grid, block;

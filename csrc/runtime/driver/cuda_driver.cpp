@@ -304,12 +304,89 @@ class CudaDriver final : public Driver {
     }
   }
 
+  // Not the cuda launch path either; a host task cannot be captured here (it frees itself after
+  // one run), so both refuse a capturing stream.
+  void enqueue_replayable(StreamHandle h, HostFn fn, void* arg) override {
+    try {
+      enqueue_host_task(h, [fn, arg] {
+        struct Release {
+          HostFn fn;
+          void* arg;
+          ~Release() { fn(arg, false); }
+        } const release{fn, arg};
+        fn(arg, true);
+      });
+    } catch (...) {
+      fn(arg, false);
+      throw;
+    }
+  }
+
   void enqueue_host_task(StreamHandle h, std::function<void()> fn) override {
     DeviceGuard g(stream_device(h));
+    if (is_capturing(h))
+      throw DriverError("foo cuda: operation not permitted when stream is capturing: a host task (foo's cuda "
+                        "driver does not capture host tasks)");
     auto* task = new HostTask{this, h, std::move(fn)};
     cudaError_t err = cudaLaunchHostFunc(S(h), &run_host_task, task);
     if (err != cudaSuccess) delete task;
     check(err, "cudaLaunchHostFunc");
+  }
+
+  // Stream capture: CUDA records the kernels launched with <<<>>> on the stream, copies and
+  // memsets; the graph is instantiated once and launched per replay.
+  void begin_capture(StreamHandle h, CaptureMode mode) override {
+    DeviceGuard g(stream_device(h));
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      if (defaults_[stream_device_.at(h)] == S(h))
+        throw DriverError("foo cuda: graphs must be captured on a non-default stream");
+    }
+    const cudaStreamCaptureMode m = mode == CaptureMode::Global        ? cudaStreamCaptureModeGlobal
+                                    : mode == CaptureMode::ThreadLocal ? cudaStreamCaptureModeThreadLocal
+                                                                       : cudaStreamCaptureModeRelaxed;
+    FOO_CUDA_CHECK(cudaStreamBeginCapture(S(h), m));
+  }
+
+  GraphHandle end_capture(StreamHandle h) override {
+    DeviceGuard g(stream_device(h));
+    cudaGraph_t graph = nullptr;
+    FOO_CUDA_CHECK(cudaStreamEndCapture(S(h), &graph));
+    cudaGraphExec_t exec = nullptr;
+    const cudaError_t err = cudaGraphInstantiateWithFlags(&exec, graph, 0);
+    size_t nodes = 0;
+    if (err == cudaSuccess) cudaGraphGetNodes(graph, nullptr, &nodes);
+    cudaGraphDestroy(graph);  // the executable graph keeps what it needs
+    check(err, "cudaGraphInstantiateWithFlags");
+    std::lock_guard<std::mutex> lk(mu_);
+    graph_nodes_[exec] = nodes;
+    return exec;
+  }
+
+  bool is_capturing(StreamHandle h) override {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    FOO_CUDA_CHECK(cudaStreamIsCapturing(S(h), &status));
+    return status != cudaStreamCaptureStatusNone;
+  }
+
+  void launch_graph(GraphHandle graph, StreamHandle h) override {
+    DeviceGuard g(stream_device(h));
+    FOO_CUDA_CHECK(cudaGraphLaunch(static_cast<cudaGraphExec_t>(graph), S(h)));
+  }
+
+  void destroy_graph(GraphHandle graph) override {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      graph_nodes_.erase(graph);
+    }
+    FOO_CUDA_CHECK(cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(graph)));
+  }
+
+  size_t graph_size(GraphHandle graph) override {
+    std::lock_guard<std::mutex> lk(mu_);
+    auto it = graph_nodes_.find(graph);
+    if (it == graph_nodes_.end()) throw DriverError("foo cuda: invalid or destroyed graph handle");
+    return it->second;
   }
 
   DeviceProperties properties(int device) override {
@@ -426,6 +503,7 @@ class CudaDriver final : public Driver {
   std::unordered_map<void*, int> stream_device_;
   std::unordered_map<void*, int> event_device_;
   std::unordered_map<void*, std::string> host_errors_;
+  std::unordered_map<void*, size_t> graph_nodes_;  // per executable graph: its node count
 };
 
 }  // namespace

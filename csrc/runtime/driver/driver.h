@@ -19,6 +19,13 @@ namespace foo::runtime {
 // kernel launch API may cast them; on sim they point to driver objects.
 using StreamHandle = void*;
 using EventHandle = void*;
+// An executable graph (end_capture's result): cudaGraphExec_t on cuda, a recorded task list on sim.
+using GraphHandle = void*;
+
+// As cudaStreamCaptureMode. cuda passes it to cudaStreamBeginCapture; sim applies the same
+// per-stream rules in every mode (what is forbidden on a capturing stream:
+// docs/torch-foo-vs-cuda.md §15).
+enum class CaptureMode { Global = 0, ThreadLocal = 1, Relaxed = 2 };
 
 enum class CopyKind { HostToDevice, DeviceToHost, DeviceToDevice };
 
@@ -125,6 +132,29 @@ class Driver {
   // calls for a task it skips (sim: after an async error) and what this call
   // does before it throws, so `arg` is released exactly once in every case.
   virtual void enqueue_host_fn(StreamHandle stream, HostFn fn, void* arg) = 0;
+  // A task a graph may replay (the sim kernel launch path): fn(arg, true) runs it and keeps what
+  // `arg` owns, fn(arg, false) releases it. Outside a capture: one run, then the release (only the
+  // release when the stream skips it). Captured: every replay runs it, and the graph releases it
+  // when destroyed. cuda: a host task, refused during capture.
+  virtual void enqueue_replayable(StreamHandle stream, HostFn fn, void* arg) = 0;
+
+  // Graph capture, as cudaStreamBeginCapture / cudaStreamEndCapture + cudaGraphInstantiate /
+  // cudaGraphLaunch. While `stream` captures, its work is recorded, not run; streams that wait on
+  // an event recorded on it join the capture until the origin waits on them again. Forbidden on
+  // a capturing stream (DriverError containing "operation not permitted when stream is
+  // capturing", and the capture is invalidated): synchronizing it, its device or an event recorded
+  // in the capture, querying them, a copy to pageable host memory, a host task that cannot be
+  // replayed. (sim records a copy from pageable memory with the bytes it staged; CUDA refuses it.)
+  // end_capture returns the executable graph (throws, and ends the capture, if it was
+  // invalidated); launch_graph queues one replay on `stream` in its order; destroy_graph frees it
+  // once queued replays finished.
+  virtual void begin_capture(StreamHandle stream, CaptureMode mode) = 0;
+  virtual GraphHandle end_capture(StreamHandle stream) = 0;
+  virtual bool is_capturing(StreamHandle stream) = 0;
+  virtual void launch_graph(GraphHandle graph, StreamHandle stream) = 0;
+  virtual void destroy_graph(GraphHandle graph) = 0;
+  // How many tasks (kernels, copies, memsets, host tasks) the graph holds; cuda: its nodes.
+  virtual size_t graph_size(GraphHandle graph) = 0;
 
   virtual DeviceProperties properties(int device) = 0;
 };

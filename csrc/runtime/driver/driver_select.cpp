@@ -25,7 +25,7 @@ std::atomic<Driver*> g_driver{nullptr};
 std::mutex g_select_mu;
 
 void enqueue_on_driver(void* stream, foo::sim::StreamTask task, void* arg) {
-  driver().enqueue_host_fn(stream, task, arg);
+  driver().enqueue_replayable(stream, task, arg);  // a graph capture may keep it
 }
 }  // namespace
 

@@ -141,6 +141,9 @@ int stream_number(void* stream, int device) {
 Pending* begin_launch(const char* name, void* stream, const unsigned grid[3], const unsigned block[3]) noexcept {
   std::unique_ptr<Pending> p;
   try {
+    // A captured launch does not run now: its events would be points in the graph, which the
+    // host may not wait on. Replays are not traced per kernel.
+    if (driver().is_capturing(stream)) return nullptr;
     p = std::make_unique<Pending>();
     p->name = name;
     p->stream = stream;

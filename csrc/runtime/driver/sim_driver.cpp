@@ -15,6 +15,7 @@
 
 #include "driver.h"
 #include "sim_event.h"
+#include "sim_graph.h"
 #include "sim_memory.h"
 #include "sim_stream.h"
 #include "sim/checked.h"
@@ -22,7 +23,10 @@
 
 namespace foo::runtime {
 namespace {
+using sim::CapturedRecord;
+using sim::SimCapture;
 using sim::SimEvent;
+using sim::SimGraph;
 using sim::SimMemory;
 using sim::SimRecord;
 using sim::SimStream;
@@ -160,6 +164,9 @@ class SimDriver final : public Driver {
 
   void synchronize_device(int device) override {
     check_device(device);
+    for (auto& s : all_streams()) {
+      if (s->device() == device) s->refuse_if_capturing("synchronizing the device of a capturing stream");
+    }
     std::string first_error;
     for (auto& s : all_streams()) {
       if (s->device() != device) continue;
@@ -181,6 +188,9 @@ class SimDriver final : public Driver {
         memory_.check_device_range(dst, bytes, "memcpy destination");
         memory_.check_host_range(src, bytes, "memcpy source");
         if (pinned_range(src, bytes)) break;  // read when the stream gets there
+        // Captured, the staged bytes stay with the graph and every replay copies them again. (CUDA
+        // refuses pageable copies during capture; foo's multi-tensor ops copy their small tables of
+        // pointers this way, which must stay capturable on sim.)
         // Pageable semantics: the host buffer may be reused on return.
         std::shared_ptr<char[]> staging(new char[bytes]);
         std::memcpy(staging.get(), src, bytes);
@@ -193,6 +203,7 @@ class SimDriver final : public Driver {
       case CopyKind::DeviceToHost:
         memory_.check_device_range(src, bytes, "memcpy source");
         memory_.check_host_range(dst, bytes, "memcpy destination");
+        if (!pinned_range(dst, bytes)) s->refuse_if_capturing("a copy from the device to pageable host memory");
         break;
       case CopyKind::DeviceToDevice:
         memory_.check_device_range(src, bytes, "memcpy source");
@@ -238,6 +249,10 @@ class SimDriver final : public Driver {
                         std::to_string(e->device) +
                         " recorded on a stream of device " +
                         std::to_string(s->device()));
+    if (auto capture = s->capture()) {  // a captured event: a point in the capture to wait on
+      e->record_captured(CapturedRecord{capture, s.get(), capture->position()});
+      return;
+    }
     SimStream* raw = s.get();  // the marker runs on raw's worker: raw is alive
     e->record([&](std::shared_ptr<SimRecord> rec) {
       raw->enqueue([raw, rec] { rec->complete(raw->peek_error(), [raw] { raw->complete_running_task(); }); },
@@ -247,17 +262,25 @@ class SimDriver final : public Driver {
 
   void stream_wait_event(StreamHandle sh, EventHandle eh) override {
     auto s = stream(sh);
-    auto rec = event(eh)->snapshot();
+    auto ev = event(eh);
+    if (auto captured = ev->captured_record()) {
+      join_capture(*s, *captured);
+      return;
+    }
+    auto rec = ev->snapshot();
     if (!rec || rec->done()) return;  // never recorded, or already reached
+    s->refuse_if_capturing("waiting on an event recorded outside the capture that has not completed");
     s->enqueue([rec] { rec->wait(); }, /*always_run=*/true);
   }
 
   bool query_event(EventHandle eh) override {
+    refuse_if_captured(eh, "querying an event recorded in a graph capture");
     auto rec = event(eh)->snapshot();
     return !rec || rec->done();
   }
 
   void synchronize_event(EventHandle eh) override {
+    refuse_if_captured(eh, "synchronizing an event recorded in a graph capture");
     auto rec = event(eh)->snapshot();
     if (!rec) return;
     rec->wait();
@@ -266,6 +289,8 @@ class SimDriver final : public Driver {
   }
 
   double elapsed_ms(EventHandle start, EventHandle end) override {
+    refuse_if_captured(start, "elapsed_time of an event recorded in a graph capture");
+    refuse_if_captured(end, "elapsed_time of an event recorded in a graph capture");
     auto a = event(start), b = event(end);
     if (!a->timing || !b->timing)
       throw DriverError("foo sim: elapsed_ms needs both events created with "
@@ -294,6 +319,69 @@ class SimDriver final : public Driver {
     }
     s->enqueue(fn, arg);
   }
+
+  void enqueue_replayable(StreamHandle h, HostFn fn, void* arg) override {
+    SimStream* s;
+    try {
+      s = launch_stream(h);
+    } catch (...) {
+      fn(arg, false);
+      throw;
+    }
+    s->enqueue_replayable(fn, arg);
+  }
+
+  void begin_capture(StreamHandle h, CaptureMode /*mode: sim applies its rules per stream*/) override {
+    auto s = stream(h);
+    if (defaults_contains(s.get()))
+      throw DriverError(
+          "foo sim: graphs must be captured on a non-default stream (replaying them on the default stream is "
+          "fine)");
+    s->attach_capture(std::make_shared<SimCapture>(s.get()));
+  }
+
+  GraphHandle end_capture(StreamHandle h) override {
+    auto s = stream(h);
+    auto capture = s->capture();
+    if (!capture) throw DriverError("foo sim: end_capture on a stream that is not capturing");
+    if (capture->origin != s.get())
+      throw DriverError("foo sim: end_capture on a stream that joined a capture, not the one that began it");
+    for (SimStream* joined : capture->joined_streams()) joined->detach_capture();
+    s->detach_capture();
+    std::shared_ptr<SimGraph> graph(capture->finish());  // throws for an invalidated capture
+    std::lock_guard<std::mutex> lk(mu_);
+    graphs_.emplace(graph.get(), graph);
+    return graph.get();
+  }
+
+  bool is_capturing(StreamHandle h) override { return stream(h)->capture() != nullptr; }
+
+  void launch_graph(GraphHandle gh, StreamHandle h) override {
+    auto graph = this->graph(gh);
+    // One replayable task per replay; it holds the graph, so destroying the graph meanwhile is safe.
+    struct Replay {
+      static void run(void* arg, bool run) {
+        auto* held = static_cast<std::shared_ptr<SimGraph>*>(arg);
+        if (run) {
+          (*held)->run();
+        } else {
+          delete held;
+        }
+      }
+    };
+    enqueue_replayable(h, &Replay::run, new std::shared_ptr<SimGraph>(std::move(graph)));
+  }
+
+  void destroy_graph(GraphHandle gh) override {
+    std::shared_ptr<SimGraph> last;  // released outside the lock
+    std::lock_guard<std::mutex> lk(mu_);
+    auto it = graphs_.find(gh);
+    if (it == graphs_.end()) throw DriverError("foo sim: invalid or destroyed graph handle");
+    last = std::move(it->second);
+    graphs_.erase(it);
+  }
+
+  size_t graph_size(GraphHandle gh) override { return graph(gh)->size(); }
 
   DeviceProperties properties(int device) override {
     check_device(device);
@@ -359,6 +447,41 @@ class SimDriver final : public Driver {
     return s;
   }
 
+  std::shared_ptr<SimGraph> graph(GraphHandle h) {
+    std::lock_guard<std::mutex> lk(mu_);
+    auto it = graphs_.find(h);
+    if (it == graphs_.end()) throw DriverError("foo sim: invalid or destroyed graph handle");
+    return it->second;
+  }
+
+  // CUDA's cudaErrorCapturedEvent: an event last recorded in a capture is only a point in the
+  // graph, never something the host can wait on or query.
+  void refuse_if_captured(EventHandle h, const char* what) {
+    auto captured = event(h)->captured_record();
+    if (!captured) return;
+    const std::string message = sim::not_permitted_while_capturing(what);
+    captured->capture->invalidate(message);
+    throw DriverError("foo sim: " + message);
+  }
+
+  // `s` waits on an event recorded in a capture: a stream outside it joins it (its later work is
+  // recorded too), a stream in it marks the recording stream's work up to there as joined back.
+  void join_capture(SimStream& s, const CapturedRecord& rec) {
+    auto current = s.capture();
+    if (current && current != rec.capture) {
+      const std::string message = sim::not_permitted_while_capturing("waiting on an event of another capture");
+      current->invalidate(message);
+      throw DriverError("foo sim: " + message);
+    }
+    if (rec.capture->origin->capture() != rec.capture)
+      throw DriverError("foo sim: waiting on an event recorded in a graph capture that has ended");
+    if (!current) {
+      s.attach_capture(rec.capture);
+      rec.capture->joined(&s);
+    }
+    rec.capture->waited_on(rec.stream, rec.position);
+  }
+
   std::shared_ptr<SimEvent> event(EventHandle h) {
     std::lock_guard<std::mutex> lk(mu_);
     auto it = events_.find(h);
@@ -408,6 +531,7 @@ class SimDriver final : public Driver {
   std::vector<std::shared_ptr<SimStream>> defaults_;
   std::unordered_map<void*, std::shared_ptr<SimStream>> streams_;
   std::unordered_map<void*, std::shared_ptr<SimEvent>> events_;
+  std::unordered_map<void*, std::shared_ptr<SimGraph>> graphs_;
 };
 
 }  // namespace

@@ -61,10 +61,32 @@ class SimRecord {
   std::string error_;
 };
 
+class SimCapture;
+class SimStream;
+
+// Where an event was last recorded when that was on a capturing stream: the capture and the
+// point in it (CUDA: a "captured event", which only streams may wait on).
+struct CapturedRecord {
+  std::shared_ptr<SimCapture> capture;
+  SimStream* stream = nullptr;
+  size_t position = 0;
+};
+
 struct SimEvent {
   SimEvent(int device, bool timing) : device(device), timing(timing) {}
   const int device;
   const bool timing;
+
+  // Recording on a capturing stream replaces the latest record by a captured one; an ordinary
+  // record clears it again.
+  void record_captured(CapturedRecord rec) {
+    std::lock_guard<std::mutex> lk(mu);
+    captured = std::make_shared<CapturedRecord>(std::move(rec));
+  }
+  std::shared_ptr<CapturedRecord> captured_record() {  // nullptr: last recorded outside a capture
+    std::lock_guard<std::mutex> lk(mu);
+    return captured;
+  }
 
   // Makes the next record and hands it to enqueue_marker under the event's
   // lock, so a concurrent snapshot() never sees a record whose marker is not
@@ -76,6 +98,7 @@ struct SimEvent {
     enqueue_marker(rec);
     ++last_seq;
     latest = std::move(rec);
+    captured.reset();
   }
   std::shared_ptr<SimRecord> snapshot() {  // nullptr: never recorded
     std::lock_guard<std::mutex> lk(mu);
@@ -85,6 +108,7 @@ struct SimEvent {
  private:
   std::mutex mu;
   std::shared_ptr<SimRecord> latest;
+  std::shared_ptr<CapturedRecord> captured;
   uint64_t last_seq = 0;
 };
 

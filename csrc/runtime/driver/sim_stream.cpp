@@ -56,10 +56,14 @@ inline void cpu_relax() {
 #endif
 }
 
-// enqueue(std::function): the function waits on the heap until it ran or was skipped.
+// enqueue(std::function), replayable: the function waits on the heap until it was released.
 void run_function(void* arg, bool run) {
-  std::unique_ptr<std::function<void()>> fn(static_cast<std::function<void()>*>(arg));
-  if (run) (*fn)();
+  auto* fn = static_cast<std::function<void()>*>(arg);
+  if (run) {
+    (*fn)();
+  } else {
+    delete fn;
+  }
 }
 }  // namespace
 
@@ -81,7 +85,56 @@ SimStream::~SimStream() {
 
 SimStream* SimStream::current() { return t_current; }
 
+std::shared_ptr<SimCapture> SimStream::capturing() {
+  if (!has_capture_.load(std::memory_order_acquire)) return nullptr;
+  std::lock_guard<std::mutex> lk(push_mu_);
+  return capture_;
+}
+
+void SimStream::attach_capture(std::shared_ptr<SimCapture> capture) {
+  std::lock_guard<std::mutex> lk(push_mu_);
+  if (capture_) throw DriverError("foo sim: the stream is already capturing a graph");
+  capture_ = std::move(capture);
+  has_capture_.store(true, std::memory_order_release);
+}
+
+void SimStream::detach_capture() {
+  std::lock_guard<std::mutex> lk(push_mu_);
+  capture_.reset();
+  has_capture_.store(false, std::memory_order_release);
+}
+
+std::shared_ptr<SimCapture> SimStream::capture() { return capturing(); }
+
+void SimStream::refuse_if_capturing(const std::string& what) {
+  if (auto c = capturing()) {
+    const std::string message = not_permitted_while_capturing(what);
+    c->invalidate(message);
+    throw DriverError("foo sim: " + message);
+  }
+}
+
 void SimStream::enqueue(HostFn fn, void* arg, bool always_run) {
+  if (auto c = capturing()) {
+    fn(arg, false);
+    const std::string message = not_permitted_while_capturing("a host task that cannot be replayed");
+    c->invalidate(message);
+    throw DriverError("foo sim: " + message);
+  }
+  push(Task{fn, arg, always_run, false});
+}
+
+void SimStream::enqueue_replayable(HostFn fn, void* arg) {
+  if (auto c = capturing()) {
+    c->add(fn, arg, this);
+    return;
+  }
+  push(Task{fn, arg, false, true});
+}
+
+void SimStream::push(Task task) {
+  HostFn fn = task.fn;
+  void* arg = task.arg;
   try {
     std::lock_guard<std::mutex> lk(push_mu_);
     const uint64_t tail = tail_.load(std::memory_order_relaxed);
@@ -94,7 +147,7 @@ void SimStream::enqueue(HostFn fn, void* arg, bool always_run) {
       ring = rings_.back().get();
       ring_.store(ring, std::memory_order_release);  // before tail_: a worker that sees the task sees its ring
     }
-    ring->tasks[tail & ring->mask] = Task{fn, arg, always_run};
+    ring->tasks[tail & ring->mask] = task;
     tail_.store(tail + 1, std::memory_order_seq_cst);  // then worker_asleep_: see wait_for_work
   } catch (...) {  // the ring could not grow: the task is dropped
     fn(arg, false);
@@ -109,7 +162,12 @@ void SimStream::enqueue(HostFn fn, void* arg, bool always_run) {
 
 void SimStream::enqueue(std::function<void()> fn, bool always_run) {
   auto owned = std::make_unique<std::function<void()>>(std::move(fn));
-  enqueue(&run_function, owned.release(), always_run);
+  if (always_run) {  // event markers: never captured (the driver records events in a capture itself)
+    refuse_if_capturing("an event marker");
+    push(Task{&run_function, owned.release(), true, true});
+    return;
+  }
+  enqueue_replayable(&run_function, owned.release());
 }
 
 bool SimStream::wait_for_work(uint64_t head, bool& spin) {
@@ -148,7 +206,15 @@ void SimStream::run() {
     std::string failure;
     bool failed = false;
     try {
-      task.fn(task.arg, !skip);  // releases what arg owns before completion is reported
+      if (task.replayable) {
+        struct Release {
+          const Task& t;
+          ~Release() { t.fn(t.arg, false); }
+        } const release{task};
+        if (!skip) task.fn(task.arg, true);
+      } else {
+        task.fn(task.arg, !skip);  // releases what arg owns before completion is reported
+      }
     } catch (const std::exception& e) {
       failed = true;
       failure = e.what();
@@ -201,6 +267,7 @@ void SimStream::throw_error(std::unique_lock<std::mutex>& lk) {
 }
 
 bool SimStream::query() {
+  refuse_if_capturing("querying the capturing stream");
   const uint64_t queued = tail_.load(std::memory_order_acquire);
   const bool done = completed_.load(std::memory_order_acquire) >= queued;
   std::unique_lock<std::mutex> lk(mu_);
@@ -209,6 +276,7 @@ bool SimStream::query() {
 }
 
 void SimStream::synchronize() {
+  refuse_if_capturing("synchronizing the capturing stream");
   wait_until(tail_.load(std::memory_order_acquire));
   std::unique_lock<std::mutex> lk(mu_);
   throw_error(lk);

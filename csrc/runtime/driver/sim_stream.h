@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "driver.h"
+#include "sim_graph.h"
 
 namespace foo::runtime::sim {
 
@@ -30,7 +31,19 @@ class SimStream {
   // after an error, so streams waiting on this one's events are never left
   // blocked. Any thread may enqueue.
   void enqueue(HostFn fn, void* arg, bool always_run = false);
+  // A replayable task (Driver::enqueue_replayable): run, then released.
+  void enqueue_replayable(HostFn fn, void* arg);
+  // Replayable: a capture keeps the function and a replay calls it again.
   void enqueue(std::function<void()> fn, bool always_run = false);
+
+  // Graph capture (sim_graph.h). While a capture is attached, replayable tasks go to it instead of
+  // the queue; a one-shot task, a synchronize or a query is refused (DriverError, the capture
+  // invalidated). attach throws if one is attached already.
+  void attach_capture(std::shared_ptr<SimCapture> capture);
+  void detach_capture();
+  std::shared_ptr<SimCapture> capture();  // nullptr when not capturing
+  // Throws the "not permitted" DriverError and invalidates the capture when one is attached.
+  void refuse_if_capturing(const std::string& what);
 
   // Like CUDA async errors: the first failing task's message is kept, later
   // tasks are skipped, and the next query/synchronize throws it (once: the
@@ -56,7 +69,11 @@ class SimStream {
     HostFn fn;
     void* arg;
     bool always_run;
+    bool replayable;  // fn(arg, true) keeps arg: the worker releases it with fn(arg, false)
   };
+  void push(Task task);
+  // The attached capture when there is one (then the caller gives it the task instead).
+  std::shared_ptr<SimCapture> capturing();
   void run();
   // Waits until a task follows task `head`; false: stop requested and none
   // does. `spin`: poll for a while before sleeping (updated for next time).
@@ -99,6 +116,8 @@ class SimStream {
   bool stop_ = false;                       // under mu_
   std::atomic<bool> has_error_{false};
   std::string error_;  // under mu_
+  std::shared_ptr<SimCapture> capture_;  // under push_mu_
+  std::atomic<bool> has_capture_{false};  // capture_ != nullptr, read without the lock
   std::thread worker_;  // last: started after the state above exists
 };
 

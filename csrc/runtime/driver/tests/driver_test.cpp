@@ -393,6 +393,105 @@ static void test_selection() {
   sleep_task(driver(), driver().default_stream(0), 10ms);
 }
 
+// Graph capture: a capturing stream records replayable tasks (and copies, memsets) instead of
+// running them; each launch_graph runs them again in order; waits on the stream are refused and
+// invalidate the capture, which then fails to end but leaves the stream usable.
+static void test_graph_capture_and_replay() {
+  auto d = sim();
+  StreamHandle s = d->create_stream(0, 0);
+  CHECK_THROWS(d->begin_capture(d->default_stream(0), CaptureMode::Global), "non-default stream");
+  auto* buf = static_cast<int*>(d->malloc(0, 4 * sizeof(int)));
+  d->memset_async(buf, 0, 4 * sizeof(int), s);
+  d->synchronize_stream(s);
+  struct Counter {
+    static void run(void* arg, bool run) {
+      auto* c = static_cast<std::atomic<int>*>(arg);
+      if (run) {
+        c->fetch_add(1);
+      } else {
+        c->fetch_add(1000);  // released
+      }
+    }
+  };
+  std::atomic<int> counter{0};
+  d->begin_capture(s, CaptureMode::Global);
+  CHECK(d->is_capturing(s));
+  CHECK(!d->is_capturing(d->default_stream(0)));
+  d->enqueue_replayable(s, &Counter::run, &counter);
+  int pinned_value = 7;
+  int* pinned = static_cast<int*>(d->malloc_host(sizeof(int)));
+  *pinned = pinned_value;
+  d->memcpy_async(buf, pinned, sizeof(int), CopyKind::HostToDevice, s);  // pinned: replayable
+  d->enqueue_host_task(s, [buf] { buf[1] += 1; });
+  CHECK(counter.load() == 0);  // recorded, not run
+  GraphHandle g = d->end_capture(s);
+  CHECK(!d->is_capturing(s));
+  CHECK(d->graph_size(g) == 3);
+  d->launch_graph(g, s);
+  d->launch_graph(g, d->default_stream(0));
+  d->synchronize_device(0);
+  CHECK(counter.load() == 2);
+  int host[4] = {};
+  d->memcpy_async(host, buf, sizeof host, CopyKind::DeviceToHost, s);
+  d->synchronize_stream(s);
+  CHECK(host[0] == 7 && host[1] == 2);
+  d->destroy_graph(g);
+  CHECK(counter.load() == 1002);  // released once, with the graph
+  CHECK_THROWS(d->launch_graph(g, s), "invalid or destroyed graph");
+
+  // Forbidden calls: refused, the capture invalidated, the stream usable after it ends.
+  d->begin_capture(s, CaptureMode::Global);
+  CHECK_THROWS(d->synchronize_stream(s), "operation not permitted when stream is capturing");
+  CHECK_THROWS(d->end_capture(s), "invalidated");
+  d->begin_capture(s, CaptureMode::Relaxed);
+  CHECK_THROWS(d->query_stream(s), "operation not permitted when stream is capturing");
+  CHECK_THROWS(d->end_capture(s), "invalidated");
+  d->begin_capture(s, CaptureMode::Global);
+  CHECK_THROWS(d->memcpy_async(host, buf, sizeof host, CopyKind::DeviceToHost, s), "pageable host memory");
+  CHECK_THROWS(d->end_capture(s), "invalidated");
+  d->begin_capture(s, CaptureMode::Global);
+  CHECK_THROWS(d->synchronize_device(0), "operation not permitted when stream is capturing");
+  CHECK_THROWS(d->end_capture(s), "invalidated");
+  CHECK_THROWS(d->end_capture(s), "not capturing");
+  d->memset_async(buf, 0, sizeof host, s);
+  d->synchronize_stream(s);  // usable
+
+  // A stream joins through an event and must rejoin before the capture ends.
+  StreamHandle side = d->create_stream(0, 0);
+  EventHandle fork = d->create_event(0, false), join = d->create_event(0, false);
+  d->begin_capture(s, CaptureMode::Global);
+  d->record_event(fork, s);  // a captured event: the host may not wait on it
+  CHECK_THROWS(d->synchronize_event(fork), "operation not permitted");
+  CHECK_THROWS(d->end_capture(s), "invalidated");
+  d->begin_capture(s, CaptureMode::Global);
+  d->record_event(fork, s);
+  d->stream_wait_event(side, fork);
+  CHECK(d->is_capturing(side));
+  d->enqueue_replayable(side, &Counter::run, &counter);
+  d->record_event(join, side);
+  d->stream_wait_event(s, join);
+  GraphHandle joined = d->end_capture(s);
+  CHECK(!d->is_capturing(side));
+  d->launch_graph(joined, s);
+  d->synchronize_stream(s);
+  CHECK(counter.load() == 1003);
+  d->destroy_graph(joined);
+  d->record_event(fork, s);  // an ordinary record again
+  d->synchronize_event(fork);
+  d->begin_capture(s, CaptureMode::Global);
+  d->record_event(fork, s);
+  d->stream_wait_event(side, fork);
+  d->enqueue_replayable(side, &Counter::run, &counter);
+  CHECK_THROWS(d->end_capture(s), "unjoined");
+  CHECK(!d->is_capturing(side) && !d->is_capturing(s));
+  d->free_host(pinned);
+  d->free(0, buf);
+  d->destroy_event(fork);
+  d->destroy_event(join);
+  d->destroy_stream(side);
+  d->destroy_stream(s);
+}
+
 int main() {
   test_device_count_env();
   test_memory();
@@ -408,6 +507,7 @@ int main() {
   test_producers_keep_their_order();
   test_destroy_with_pending_work();
   test_selection();
+  test_graph_capture_and_replay();
   std::printf("%d passed, %d failed\n", g_pass, g_fail);
   return g_fail ? 1 : 0;
 }
