@@ -133,13 +133,34 @@ def test_binding_agrees_with_torch_ops(entry):
     assert torch.equal(fast.cpu(), boxed.cpu())
 
 
+# opcheck's test_autograd_registration refuses devices other than CPU/CUDA/XPU
+# (torch/testing/_internal/optests/autograd_registration.py: "NYI devices"); test_autograd_registration
+# below makes its check for foo's key.
+OPCHECK_UTILS = ("test_schema", "test_faketensor", "test_aot_dispatch_dynamic")
+
+
 @pytest.mark.parametrize("entry, sample, dtype", _params(OPCHECK_SAMPLES, with_dtype=False))
 def test_opcheck(entry, sample, dtype):
-    """torch.library.opcheck: schema, fake implementation (shape, dtype, strides), autograd
-    registration and AOT dispatch (torch.compile's tracing), with inputs that require grad when
-    the entry declares derivatives."""
+    """torch.library.opcheck: schema, fake implementation (shape, dtype, strides) and AOT dispatch
+    (torch.compile's tracing, forward and backward), with inputs that require grad when the entry
+    declares derivatives."""
     tensors, kwargs = _args(entry, sample, dtype, "foo", requires_grad=bool(entry.derivatives))
-    torch.library.opcheck(_overload(entry), tuple(tensors), kwargs)
+    torch.library.opcheck(_overload(entry), tuple(tensors), kwargs, test_utils=OPCHECK_UTILS)
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=_name)
+def test_autograd_registration(entry):
+    """opcheck's autograd_registration check, for foo: an op with derivatives has its autograd at
+    an autograd key (register_autograd: Autograd, which covers AutogradPrivateUse1), not in its
+    backend kernel; an op without them has none, and its result never requires grad."""
+    name = _overload(entry).name()
+    registered = any(torch._C._dispatch_has_kernel_for_dispatch_key(name, k) for k in ("AutogradPrivateUse1", "Autograd"))
+    assert registered == bool(entry.derivatives), f"{where(entry)}: {name}: autograd registered: {registered}"
+    tensors, kwargs = _args(entry, "same", torch.float32, "foo", requires_grad=True)
+    out = _overload(entry)(*tensors, **kwargs)
+    assert out.requires_grad == bool(entry.derivatives)
+    if entry.derivatives:
+        assert type(out.grad_fn).__name__.startswith("GeneratedBackwardFor_foo_"), out.grad_fn
 
 
 def _grad_params(cases):
@@ -194,3 +215,22 @@ def test_unclaimed_dtype_raises_cleanly(entry):
             expected = _reference(entry, [t.cpu().to(out.dtype) for t in tensors], kwargs)
             assert_same(out, expected, what)
         assert not torch_foo.fallback_report(), f"{what}: fell back to the CPU"
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=_name)
+def test_compiles_in_one_graph_with_its_gradients(entry):
+    """torch.compile(fullgraph=True, backend="aot_eager") traces the op (fake implementation) and,
+    with derivatives, its backward: results and gradients equal eager mode's."""
+    torch._dynamo.reset()
+    op = _overload(entry)
+    tensors, kwargs = _args(entry, "broadcast", torch.float32, "foo", requires_grad=bool(entry.derivatives))
+    compiled = torch.compile(lambda *ts: op(*ts, **kwargs) * 2, backend="aot_eager", fullgraph=True)
+    out, eager = compiled(*tensors), op(*tensors, **kwargs) * 2
+    assert out.device.type == "foo"
+    torch.testing.assert_close(out.cpu(), eager.cpu())
+    if entry.derivatives:
+        grad_out = torch.randn(out.shape, generator=torch.Generator().manual_seed(2)).to("foo")
+        got = torch.autograd.grad(out, tensors, grad_out)
+        want = torch.autograd.grad(eager, tensors, grad_out)
+        for g, w in zip(got, want):
+            torch.testing.assert_close(g.cpu(), w.cpu())
