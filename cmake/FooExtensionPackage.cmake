@@ -14,8 +14,8 @@ foreach(_dir kernels sim runtime)
 endforeach()
 # The host halves of the launchers an extension may call (elementwise), and the dtype mapping
 # they include.
-file(GLOB _foo_public_aten "${PROJECT_SOURCE_DIR}/csrc/aten/elementwise.h" "${PROJECT_SOURCE_DIR}/csrc/aten/kernel_dtype.h")
-install(FILES ${_foo_public_aten} DESTINATION torch_foo/include/aten)
+file(GLOB _foo_public_aten "${PROJECT_SOURCE_DIR}/csrc/aten/core/elementwise.h" "${PROJECT_SOURCE_DIR}/csrc/aten/core/kernel_dtype.h")
+install(FILES ${_foo_public_aten} DESTINATION torch_foo/include/aten/core)
 
 configure_file("${CMAKE_CURRENT_LIST_DIR}/TorchFooConfig.cmake.in"
                "${CMAKE_BINARY_DIR}/TorchFooConfig.cmake" @ONLY)

@@ -3,7 +3,7 @@ include(TorchFooKernels)  # torch_foo_sim_wrappers, shared with extensions
 # foo_add_kernels(<target> <file.cu>...): sets <target>_TARGETS (object libraries to link); compiles
 # each kernel source twice from the same file — as C++ for the sim target (the host emulation of
 # CUDA's execution model in csrc/sim) and, when FOO_WITH_CUDA, by nvcc for the cuda target. The two
-# land in different namespaces (foo::kernels::sim / ::cuda; see csrc/kernels/kernel.h), so both
+# land in different namespaces (foo::kernels::sim / ::cuda; see csrc/kernels/core/kernel.h), so both
 # live in one library. Neither compile sees torch's include directories: kernels include no ATen.
 # Sources after UNITY are compiled in unity units for the sim target (cmake/FooUnity.cmake).
 function(foo_add_kernels target)

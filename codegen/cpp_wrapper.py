@@ -49,7 +49,7 @@ def wrapper(f: NativeFunction, kernel_f: NativeFunction, kernel: str, kind: str,
             call, locals_, ret = _kernel_call(sig, f, "at::" + structured.wrapper_name(f), "direct")
         else:
             call, locals_, ret = _kernel_call(sig, kernel_f, "foo::native::" + kernel, kind)
-        count = [f'FOO_COUNT_CALL("{kernel}");']  # measured coverage (csrc/aten/call_counts.h)
+        count = [f'FOO_COUNT_CALL("{kernel}");']  # measured coverage (csrc/aten/core/call_counts.h)
         return Wrapper(name, str(f.func.name), sig.defn(name=name), tuple(count + checks + locals_ + call + ret))
 
 

@@ -1,8 +1,8 @@
 """generated/pointwise/<kernel>.{cu,cpp}: an op implemented from its manifest formula.
 
-<kernel>.cu is compiled like csrc/kernels/*.cu, for both targets: one functor per formula (case),
+<kernel>.cu is compiled like csrc/kernels/ops/*.cu, for both targets: one functor per formula (case),
 computing in opmath_t (float for 16-bit floats) and cast once to the output type, and the
-launcher `pointwise_<kernel>` that dispatches the claimed dtypes to kernels/elementwise.cuh.
+launcher `pointwise_<kernel>` that dispatches the claimed dtypes to kernels/core/elementwise.cuh.
 
 <kernel>.cpp is the host side. A structured op: the class `structured_<kernel>` and its impl(),
 which runs on the op's own TensorIterator (the class is one: ATen's meta function built it, as for
@@ -34,7 +34,7 @@ _CPP_TYPE = {
     "float32": "float", "float64": "double", "float16": "half_t", "bfloat16": "bfloat16_t",
     "int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t", "uint8": "uint8_t", "bool": "bool",
     "complex64": "complex_t<float>", "complex128": "complex_t<double>",
-    # `output:` kinds: the computation type's real or complex type (kernels/pointwise.cuh)
+    # `output:` kinds: the computation type's real or complex type (kernels/core/pointwise.cuh)
     "real": "RealOf", "complex": "ComplexOf",
 }
 _AT_TYPE = {
@@ -73,7 +73,7 @@ def paths(k: Kernel) -> tuple[str, str]:
 
 
 def dtype_mask(dtypes: tuple[str, ...]) -> str:
-    """The kernels/dtype.h bit mask of a dtype set: a named group where one matches, the complex
+    """The kernels/core/dtype.h bit mask of a dtype set: a named group where one matches, the complex
     dtypes as kComplexTypes beside the real ones."""
     groups = {f"k{name.capitalize()}Types": members for name, members in DTYPE_GROUPS.items()}
     parts, rest = [], set(dtypes)

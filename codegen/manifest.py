@@ -279,7 +279,7 @@ def _tests(e: LineDict, path: str, allowed) -> Tests:
     if "sim_only_path" in t and (not isinstance(sim_only_path, str) or not sim_only_path.strip()):
         raise ManifestError(
             path, t.key_lines["sim_only_path"], f"'sim_only_path' must say which sim-only path the kernel takes, got {sim_only_path!r}",
-            "write e.g. 'sim_only_path: \"small rows run softmax_rows_as_warps (kernels/softmax.cu)\"'",
+            "write e.g. 'sim_only_path: \"small rows run softmax_rows_as_warps (kernels/ops/softmax.cu)\"'",
         )
     return Tests(
         tuple(n.strip() for n in opinfo),

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from .names import did_you_mean, is_cpp_identifier
 from .yaml_lines import LineDict, LineList
 
-# Element types a kernel can be instantiated for (kernels/dtype.h), by their torch names.
+# Element types a kernel can be instantiated for (kernels/core/dtype.h), by their torch names.
 DTYPES = ("float32", "float64", "float16", "bfloat16", "int8", "int16", "int32", "int64", "uint8", "bool",
           "complex64", "complex128")
 FLOATING = ("float32", "float64", "float16", "bfloat16")

@@ -230,8 +230,8 @@ _SCALAR_TYPES = {
 }
 _UNARY_ITERATORS = ("unary_op", "unary_float_op", "no_promotion")
 _BINARY_ITERATORS = ("binary_op", "binary_float_op", "comparison_op")
-MAX_SCALARS = 4  # kernels/pointwise.h kMaxPointwiseScalars
-MAX_INPUTS = 3  # kernels/geometry.h kMaxOperands, less the output
+MAX_SCALARS = 4  # kernels/core/pointwise.h kMaxPointwiseScalars
+MAX_INPUTS = 3  # kernels/core/geometry.h kMaxOperands, less the output
 
 
 def _scalar_type(t) -> tuple[bool, bool]:
@@ -289,7 +289,7 @@ def _pointwise(e: AtenEntry | CustomEntry, f: NativeFunction, group: NativeFunct
             error(spec.line_of("scalars"), f"'{name}' is not an int argument: only those can be int64",
                   "use compute or element")
     if len(scalar_args) > MAX_SCALARS:
-        error(line, f"the formula reads {len(scalar_args)} scalars, more than {MAX_SCALARS}", "raise kMaxPointwiseScalars (kernels/pointwise.h)")
+        error(line, f"the formula reads {len(scalar_args)} scalars, more than {MAX_SCALARS}", "raise kMaxPointwiseScalars (kernels/core/pointwise.h)")
     for c in cases:
         if len(c.inputs) > MAX_INPUTS:
             error(c.line, f"the formula reads {len(c.inputs)} tensor inputs, more than the elementwise launcher's {MAX_INPUTS}",
@@ -331,7 +331,7 @@ def _check_formula_names(text: str, known: set[str], error) -> None:
         if name not in allowed:
             error(f"the formula uses '{name}', which is not an operand, scalar argument or local of the formula",
                   did_you_mean(name, known, "operands and scalars: " + (", ".join(sorted(known)) or "none")
-                               + "; functions are math::<name> (kernels/math.cuh, kernels/formulas.cuh)"))
+                               + "; functions are math::<name> (kernels/core/math.cuh, kernels/core/formulas.cuh)"))
 
 
 # ---- custom ops -----------------------------------------------------------------------------

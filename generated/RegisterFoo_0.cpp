@@ -4,7 +4,7 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
-#include "aten/device_check.h"
+#include "aten/core/device_check.h"
 #include "native/copy_from_and_resize.h"
 #include "native/local_scalar_dense.h"
 #include "native/random_to.h"

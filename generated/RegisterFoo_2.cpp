@@ -4,7 +4,7 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
-#include "aten/device_check.h"
+#include "aten/core/device_check.h"
 #include "native/as_strided.h"
 #include "native/resize_.h"
 #include "native/set_empty.h"

@@ -4,7 +4,7 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
-#include "aten/device_check.h"
+#include "aten/core/device_check.h"
 #include "native/set_source_tensor.h"
 #include "native/triangular_solve_out.h"
 #include "native/std_mean_out.h"

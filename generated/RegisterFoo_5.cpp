@@ -4,7 +4,7 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
-#include "aten/device_check.h"
+#include "aten/core/device_check.h"
 #include "native/reshape_alias.h"
 #include "native/rrelu_with_noise.h"
 #include "native/multinomial_out.h"

@@ -4,7 +4,7 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
-#include "aten/device_check.h"
+#include "aten/core/device_check.h"
 #include "native/view.h"
 #include "native/set_source_storage_offset.h"
 #include "native/uniform_.h"

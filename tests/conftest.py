@@ -61,7 +61,7 @@ def needs_kineto_device_kernels():
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: takes minutes on the 2-core CI machine (still runs in CI)")
     # Measured coverage: this process and every torch_foo process the tests start count the calls
-    # of each manifest kernel (csrc/aten/call_counts.h); pytest_sessionfinish checks the sums.
+    # of each manifest kernel (csrc/aten/core/call_counts.h); pytest_sessionfinish checks the sums.
     import tempfile
 
     config._foo_call_counts = tempfile.mkdtemp(prefix="foo-call-counts-")

@@ -1,4 +1,4 @@
-"""An independent NumPy model of the foo random kernels (csrc/kernels/random.cu), operation for
+"""An independent NumPy model of the foo random kernels (csrc/kernels/ops/random.cu), operation for
 operation: Philox4x32-10 counters, 53-bit uniforms, and Box-Muller with the kernels' own log and
 sin/cos built from correctly rounded IEEE double operations (NumPy's float64 ufuncs round each
 operation once and never fuse), so the kernels must agree with it bit for bit on every driver."""
@@ -199,7 +199,7 @@ def element_uniforms(count, seed, offset):
 
 
 def multinomial(probs, n_sample, replacement, seed, offset):
-    """probs: a 2-D CPU tensor of weights. As kernels/multinomial.cu, bit for bit."""
+    """probs: a 2-D CPU tensor of weights. As kernels/ops/multinomial.cu, bit for bit."""
     p = probs.double().numpy()
     rows, n_cat = p.shape
     out = np.empty((rows, n_sample), np.int64)

@@ -1,4 +1,4 @@
-"""The fused SDPA kernel (csrc/kernels/attention.cu, csrc/aten/attention.cpp) against PyTorch's math
+"""The fused SDPA kernel (csrc/kernels/ops/attention.cu, csrc/aten/ops/attention.cpp) against PyTorch's math
 path on the CPU: which backend F.scaled_dot_product_attention takes on foo, forward and backward
 on ragged shapes (lengths that are no multiple of the tiles, query and key lengths that differ,
 value head dims that differ from the key's), causal, boolean and additive masks (broadcast),

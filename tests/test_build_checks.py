@@ -31,7 +31,7 @@ def _tool(name: str) -> str | None:
 
 
 CALLER = """
-#include "kernels/dispatch.h"
+#include "kernels/core/dispatch.h"
 
 FOO_DECLARE_KERNEL(void, scale, (foo::kernels::Stream, float*, long, float))
 
@@ -104,11 +104,13 @@ def _includes(folder: Path, pattern: str):
 # folder -> (what its quoted includes may start with, whether torch headers are allowed)
 LAYERS = {
     "sim": (("sim/",), False),
-    # "": its own files, by bare name. kernels/launch_trace.h, kernels/launch_blocking.h: the launch
+    # "": its own files, by bare name. kernels/core/launch_trace.h, kernels/core/launch_blocking.h: the launch
     # hooks the kernels' launch path calls and the driver defines (torch-free; kernels include no
     # driver).
-    "runtime/driver": (("sim/", "runtime/driver/", "", "kernels/launch_trace.h", "kernels/launch_blocking.h"), False),
-    "kernels": (("kernels/", "sim/"), False),
+    "runtime/driver": (("sim/", "runtime/driver/", "", "kernels/core/launch_trace.h", "kernels/core/launch_blocking.h"), False),
+    # The shared core of the kernels includes no op family: an op builds on it, never the reverse.
+    "kernels/core": (("kernels/core/", "sim/"), False),
+    "kernels/ops": (("kernels/core/", "kernels/ops/", "sim/"), False),
 }
 
 
@@ -124,10 +126,34 @@ def test_layer_includes_only_what_it_may(layer):
     assert bad == [], f"csrc/{layer} may include only {allowed} and no torch header:\n" + "\n".join(bad)
 
 
+def test_kernel_op_families_include_no_other_family():
+    """An op family's files (kernels/ops/<family>*.{h,cu}) build on kernels/core/ only: what two
+    families share belongs in the core, so a family can be read, moved or deleted alone."""
+    bad = []
+    for path, _, name in _includes(CSRC / "kernels" / "ops", "*.*"):
+        if name.startswith("kernels/ops/"):
+            family = Path(path).name.split(".")[0]
+            if not Path(name).name.startswith(family):
+                bad.append(f"{path}: #include \"{name}\"")
+    assert bad == [], "move what op families share into csrc/kernels/core/:\n" + "\n".join(bad)
+
+
+# aten folder -> the aten folders it must not include: the core serves the op files and the glue
+# (fallback, autocast) and knows neither; the op files do not reach into the glue.
+ATEN_LAYERS = {"core": ("aten/ops/", "aten/glue/"), "glue": ("aten/ops/",), "ops": ("aten/glue/",)}
+
+
+@pytest.mark.parametrize("folder", list(ATEN_LAYERS))
+def test_aten_folder_includes_only_what_it_may(folder):
+    bad = [f"{path}: #include \"{name}\"" for path, kind, name in _includes(CSRC / "aten" / folder, "*.*")
+           if kind == '"' and name.startswith(ATEN_LAYERS[folder])]
+    assert bad == [], f"csrc/aten/{folder} may not include {ATEN_LAYERS[folder]}:\n" + "\n".join(bad)
+
+
 def test_op_implementations_include_their_kernel_headers_only():
     """The header with every declaration changes with every manifest edit; a file including it
     would recompile each time (README, "The developer loop")."""
-    bad = [path for path, _, name in _includes(CSRC / "aten", "*.*") if name == "FooNativeFunctions.h"]
+    bad = [path for path, _, name in _includes(CSRC / "aten", "**/*.*") if name == "FooNativeFunctions.h"]
     assert bad == [], "include generated/native/<kernel>.h instead of FooNativeFunctions.h in: " + ", ".join(bad)
 
 

@@ -1,4 +1,4 @@
-"""F.ctc_loss / nn.CTCLoss on foo (csrc/aten/ctc_loss.cpp, kernels/ctc_loss.cu) against the CPU,
+"""F.ctc_loss / nn.CTCLoss on foo (csrc/aten/ops/ctc_loss.cpp, kernels/ops/ctc_loss.cu) against the CPU,
 with the fallback forbidden: what the OpInfo's samples (padded int64 targets, full input lengths)
 do not reach -- concatenated 1-D targets, int32 targets, varied input lengths, empty targets and
 inputs, another blank index, impossible alignments with zero_infinity on and off, the raw aten

@@ -243,7 +243,7 @@ def test_complex_casts_and_fill(dtype):
     if dtype == torch.complex32:
         with pytest.raises(RuntimeError, match=r"\"mul\" not implemented for 'Complex\w*' on foo"):
             f * f  # an op no kernel computes names itself and the dtype
-    else:  # complex64/128 compute in the pointwise formulas (kernels/dtype.h complex_t)
+    else:  # complex64/128 compute in the pointwise formulas (kernels/core/dtype.h complex_t)
         torch.testing.assert_close((f * f).cpu(), c * c)
         with pytest.raises(RuntimeError, match=r"\"sin\" not implemented for 'Complex\w*' \(complex\d+\) on foo"):
             torch.sin(f)  # a formula that does not claim complex names itself and the dtype

@@ -1,4 +1,4 @@
-"""The elementwise launcher itself (csrc/aten/elementwise.cpp, csrc/kernels/elementwise.cuh):
+"""The elementwise launcher itself (csrc/aten/core/elementwise.cpp, csrc/kernels/core/elementwise.cuh):
 geometry from TensorIterator, both index widths, host scalars, device-side casts of mixed dtypes,
 and the fallback for more dims than the kernel geometry holds. Per-op coverage is generated from
 the manifest elsewhere; these use add/mul/copy as carriers."""

@@ -1,4 +1,4 @@
-"""F.embedding_bag / nn.EmbeddingBag on foo (csrc/aten/embedding_bag.cpp, kernels/embedding_bag.cu)
+"""F.embedding_bag / nn.EmbeddingBag on foo (csrc/aten/ops/embedding_bag.cpp, kernels/ops/embedding_bag.cu)
 against the CPU, with the fallback forbidden: what the OpInfo's first samples (sum mode only) do
 not reach -- mean and max, padding_idx, include_last_offset, empty bags, int32 indices, 16-bit
 tables, all four results of the aten ops (offset2bag, bag_size, max_indices feed the backward),

@@ -83,10 +83,10 @@ def _wait_for_build(name, root):
 
 def test_headers_and_cmake_package_are_installed():
     (include,) = torch_foo.utils.include_paths()
-    for header in ("torch_foo/kernel.h", "torch_foo/extension.h", "kernels/kernel.h", "kernels/dispatch.h",
-                   "kernels/elementwise.cuh", "kernels/reduce.h", "sim/emulation.h", "runtime/stream.h",
-                   "runtime/allocator.h", "aten/elementwise.h", "aten/kernel_dtype.h", "kernels/math.cuh",
-                   "kernels/formulas.cuh", "kernels/block_reduce.h"):
+    for header in ("torch_foo/kernel.h", "torch_foo/extension.h", "kernels/core/kernel.h", "kernels/core/dispatch.h",
+                   "kernels/core/elementwise.cuh", "kernels/ops/reduce.h", "sim/emulation.h", "runtime/stream.h",
+                   "runtime/allocator.h", "aten/core/elementwise.h", "aten/core/kernel_dtype.h", "kernels/core/math.cuh",
+                   "kernels/core/formulas.cuh", "kernels/core/block_reduce.h"):
         assert os.path.isfile(os.path.join(include, header)), header
     config = os.path.join(torch_foo.utils.cmake_prefix_path, "TorchFoo", "TorchFooConfig.cmake")
     with open(config) as f:

@@ -1,4 +1,4 @@
-"""Discrete Fourier transforms on foo (csrc/kernels/fft.cu, csrc/aten/fft.cpp): _fft_c2c, _fft_r2c
+"""Discrete Fourier transforms on foo (csrc/kernels/ops/fft.cu, csrc/aten/ops/fft.cpp): _fft_c2c, _fft_r2c
 and _fft_c2r, so every torch.fft function, stft and istft, against the CPU (pocketfft) and float64
 references: every length 1..130, primes (Bluestein), powers of two, mixed 2/3/5/7 lengths and a few
 large ones; dims combinations, the three norms, rfft/irfft/hfft/ihfft and their n-D forms, stft/istft,

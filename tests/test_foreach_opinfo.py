@@ -62,7 +62,7 @@ def _ulp(results, reference):
 
 
 # foo rounds a Python scalar operand of a 16-bit pointwise op to 16 bits before its kernel runs
-# (csrc/aten/elementwise.cpp write_scalar: in the operand's dtype); the CPU and CUDA read it in
+# (csrc/aten/core/elementwise.cpp write_scalar: in the operand's dtype); the CPU and CUDA read it in
 # float (opmath). Foreach overloads without a foo kernel take ATen's per-tensor loop and meet it
 # (within the one-ulp allowance above): x_half * 3.14159 differs from the CPU in 443 of 1000
 # elements (max error 6.0e-3 vs the CPU's 3.8e-3 against float64). Not fixed yet: the pointwise

@@ -1,4 +1,4 @@
-"""Matrix products (csrc/kernels/gemm.cu): what OpInfo samples do not reach — sizes crossing the
+"""Matrix products (csrc/kernels/ops/gemm.cu): what OpInfo samples do not reach — sizes crossing the
 GEMM's 64/128 tiles and its 8/16 k-steps, both tile shapes, transposed and sliced operands without
 copies, broadcast bias, beta=0 with NaN, K=0, and linear/matmul forward+backward without fallback."""
 

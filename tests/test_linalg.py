@@ -1,4 +1,4 @@
-"""Dense linear algebra on foo (csrc/kernels/linalg.cu, csrc/aten/linalg.cpp): linalg_qr,
+"""Dense linear algebra on foo (csrc/kernels/ops/linalg.cu, csrc/aten/ops/linalg.cpp): linalg_qr,
 linalg_cholesky_ex, linalg_solve_triangular / triangular_solve and cholesky_solve, LU and its
 compositions, the Jacobi eigh and SVD (and pinv, matrix_rank, matrix_norm, cond on them), against float64
 CPU references, for what the OpInfo samples miss: batches (several batch dims, broadcasting), sizes

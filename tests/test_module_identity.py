@@ -2,7 +2,7 @@
 optimizer built before the move keeps training the module's parameters.
 
 This rests on torch._has_compatible_shallow_copy_type(cpu_tensor, foo_tensor) being True
-(csrc/aten/runtime_ops.cpp); without it Module.to makes new Parameters and the GPT-2-style tie
+(csrc/aten/ops/runtime_ops.cpp); without it Module.to makes new Parameters and the GPT-2-style tie
 between the embedding and the output head silently breaks.
 """
 

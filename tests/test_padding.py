@@ -1,4 +1,4 @@
-"""Reflection and replication padding (csrc/aten/padding.cpp, kernels/shape_copy.cu): what the
+"""Reflection and replication padding (csrc/aten/ops/padding.cpp, kernels/ops/shape_copy.cu): what the
 generated OpInfo tests cannot reach. nn.functional.pad's OpInfo lists its 1-d and 2-d samples
 first and tests/ops/ takes the first 8 (4 for gradients), so the 3-d ops, the 4-d batched 2-d
 samples and the negative-padding replicate samples are compared with the CPU here: every sample

@@ -1,4 +1,4 @@
-"""3-d pooling (kernels/pool.cu, aten/pooling.cpp): what the generated OpInfo tests do not say.
+"""3-d pooling (kernels/ops/pool.cu, aten/ops/pooling.cpp): what the generated OpInfo tests do not say.
 float32 forward and backward bit-equal to the CPU on contiguous, channels_last_3d and unbatched
 inputs (so the window, divisor, index and summation order arithmetic is the CPU's), every op
 native forward and backward, 16-bit adaptive averages against float64 (the CPU sums them in

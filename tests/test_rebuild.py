@@ -166,7 +166,7 @@ def test_added_aten_op_is_registered_and_only_changed_files_recompile(project):
     # An op no kernel family claims (neg, the earlier choice, is native now).
     assert "deg2rad" not in text
     manifest.write_text(text.replace("\naten:\n", "\naten:\n  - op: deg2rad.out\n    kernel: deg2rad_out\n", 1))
-    (src / "csrc" / "aten" / "test_added_deg2rad.cpp").write_text(DEG2RAD_KERNEL)
+    (src / "csrc" / "aten" / "ops" / "test_added_deg2rad.cpp").write_text(DEG2RAD_KERNEL)
 
     compiled = _build(src, site_dir)
 
@@ -195,7 +195,7 @@ def test_added_aten_op_is_registered_and_only_changed_files_recompile(project):
 def test_added_custom_op_gets_a_binding(project):
     src, site_dir = project
     _append(src / "yaml" / "ops.yaml", '  - schema: "foo::twice(Tensor x) -> Tensor"\n    kernel: twice\n')
-    (src / "csrc" / "aten" / "test_added_twice.cpp").write_text(TWICE_KERNEL)
+    (src / "csrc" / "aten" / "ops" / "test_added_twice.cpp").write_text(TWICE_KERNEL)
 
     compiled = _build(src, site_dir)
 

@@ -1,4 +1,4 @@
-"""Reduction launcher (csrc/kernels/reduce.cu) paths that OpInfo samples do not reach: long
+"""Reduction launcher (csrc/kernels/ops/reduce.cu) paths that OpInfo samples do not reach: long
 reductions split across blocks and finished by a second pass, more outputs than the grid cap
 (grid-stride loops), the column kernel (reducing a leading dim), strided rows, first-occurrence
 ties and NaNs across chunk boundaries, and float32 precision over 10^6 elements. Every result is

@@ -1,4 +1,4 @@
-"""Fused LSTM/GRU cells (csrc/kernels/rnn.cu, csrc/aten/rnn.cpp): nn.LSTM and nn.GRU on foo against
+"""Fused LSTM/GRU cells (csrc/kernels/ops/rnn.cu, csrc/aten/ops/rnn.cpp): nn.LSTM and nn.GRU on foo against
 the CPU from the same weights — multi-layer, bidirectional, batch_first, packed sequences of
 ragged lengths — forward outputs, final states and every gradient; and the cell ops themselves
 (no CPU kernel exists for them) against their formulas."""

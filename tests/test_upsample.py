@@ -1,4 +1,4 @@
-"""Resampling (kernels/upsample.cu, aten/upsample.cpp): what the generated OpInfo tests do not say.
+"""Resampling (kernels/ops/upsample.cu, aten/ops/upsample.cpp): what the generated OpInfo tests do not say.
 
 Every F.interpolate mode foo computes (nearest, nearest-exact in 1/2/3 dims, linear, bilinear,
 bicubic, trilinear), forward and backward, on foo's own kernels against the CPU: contiguous,

@@ -1,4 +1,4 @@
-"""_weight_norm_interface and its backward (csrc/aten/weight_norm.cpp, kernels/weight_norm.cu):
+"""_weight_norm_interface and its backward (csrc/aten/ops/weight_norm.cpp, kernels/ops/weight_norm.cu):
 nn.utils.weight_norm and parametrizations.weight_norm on foo against the CPU, for dim 0 (a norm
 per output channel) and the last dim, forward and backward, with the CPU fallback forbidden.
 No OpInfo covers these ops."""

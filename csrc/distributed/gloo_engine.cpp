@@ -17,7 +17,7 @@
 #include <mutex>
 #include <sstream>
 
-#include "aten/torch_compat.h"
+#include "aten/core/torch_compat.h"
 #include "distributed/engine.h"
 #include "runtime/driver/driver.h"
 #include "runtime/host_allocator.h"

@@ -4,8 +4,8 @@
 #include <torch/csrc/Generator.h>
 #include <torch/csrc/utils/pybind.h>
 
-#include "aten/call_counts.h"
-#include "aten/fallback.h"
+#include "aten/core/call_counts.h"
+#include "aten/glue/fallback.h"
 #include "python/bindings.h"
 #include "runtime/allocator.h"
 #include "runtime/device.h"

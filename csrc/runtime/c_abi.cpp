@@ -9,7 +9,7 @@
 #include <exception>
 #include <string>
 
-#include "kernels/dispatch.h"
+#include "kernels/core/dispatch.h"
 #include "runtime/allocator.h"
 #include "runtime/stream.h"
 

@@ -11,7 +11,7 @@
 #include <c10/util/Exception.h>
 #include <c10/util/StringUtil.h>
 
-#include "kernels/launch_blocking.h"
+#include "kernels/core/launch_blocking.h"
 #include "runtime/device.h"
 
 namespace foo::runtime {

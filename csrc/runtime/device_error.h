@@ -1,5 +1,5 @@
 #pragma once
-// Device-side errors, the host half (kernels/device_error.h is the record and the kernel side).
+// Device-side errors, the host half (kernels/core/device_error.h is the record and the kernel side).
 //
 // Each device has one error word in device memory, allocated on first use. An op whose kernels
 // check their input asks for a site (the word, the op's name, what kind of error) and launches
@@ -10,12 +10,12 @@
 // some site was handed out since the last clean read that covered it, so programs that never
 // launch a checking kernel never read the word.
 //
-// Under TORCH_FOO_LAUNCH_BLOCKING=1 every launch waits (kernels/launch_blocking.h) and the op
+// Under TORCH_FOO_LAUNCH_BLOCKING=1 every launch waits (kernels/core/launch_blocking.h) and the op
 // checks the word right after its launch (raise_device_error_if_blocking), as CUDA_LAUNCH_BLOCKING
 // makes a device assert fail at the op.
 #include <c10/core/Device.h>
 
-#include "kernels/device_error.h"
+#include "kernels/core/device_error.h"
 #include "runtime/driver/driver.h"
 
 namespace foo::runtime {

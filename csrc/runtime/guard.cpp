@@ -4,7 +4,7 @@
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <c10/util/Exception.h>
 
-#include "kernels/dtype.h"
+#include "kernels/core/dtype.h"
 #include "runtime/allocator.h"
 #include "runtime/device.h"
 #include "runtime/device_error.h"

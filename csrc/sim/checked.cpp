@@ -397,7 +397,7 @@ void global_access(uintptr_t off, size_t n, bool write, bool atomic, void* pc) {
         // A naturally aligned access of up to 16 bytes that starts inside the tensor stays inside
         // its allocation on every device (blocks are 512-byte multiples, cudaMalloc's 256-byte
         // aligned): what sub-word atomics and vector loads over a tensor's tail rely on
-        // (kernels/atomic_ops.h). Only its bytes inside the tensor count for initcheck.
+        // (kernels/core/atomic_ops.h). Only its bytes inside the tensor count for initcheck.
         const size_t inside = addressable_prefix(off, n);
         if (inside == 0 || n > 16 || (n & (n - 1)) != 0 || off % n != 0) {
           report_global(*b, off, n, write, pc);

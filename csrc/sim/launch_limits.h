@@ -1,7 +1,7 @@
 #pragma once
 // CUDA's kernel launch limits, the same on every GPU since compute capability 2.0 (shared memory:
 // the default without a per-kernel opt-in). One source for the launch API's checks on both
-// targets (csrc/kernels/kernel.h), the sim emulator and the sim driver's device properties.
+// targets (csrc/kernels/core/kernel.h), the sim emulator and the sim driver's device properties.
 // Header-only and torch-free, so nvcc compiles it too.
 #include <cstddef>
 #include <string>

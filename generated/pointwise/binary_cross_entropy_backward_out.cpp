@@ -5,8 +5,8 @@
 #include <torch/library.h>
 
 #include "native/binary_cross_entropy_backward_out.h"
-#include "aten/device_check.h"
-#include "aten/pointwise.h"
+#include "aten/core/device_check.h"
+#include "aten/core/pointwise.h"
 
 FOO_DECLARE_POINTWISE(pointwise_binary_cross_entropy_backward_out)
 

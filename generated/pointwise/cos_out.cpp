@@ -6,8 +6,8 @@
 #include <ATen/ops/cos_meta.h>
 
 #include "FooStructured.h"
-#include "aten/device_check.h"
-#include "aten/pointwise.h"
+#include "aten/core/device_check.h"
+#include "aten/core/pointwise.h"
 
 FOO_DECLARE_POINTWISE(pointwise_cos_out)
 

@@ -5,8 +5,8 @@
 #include <torch/library.h>
 
 #include "native/glu_backward_out.h"
-#include "aten/device_check.h"
-#include "aten/pointwise.h"
+#include "aten/core/device_check.h"
+#include "aten/core/pointwise.h"
 
 FOO_DECLARE_POINTWISE(pointwise_glu_backward_out)
 

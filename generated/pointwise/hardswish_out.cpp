@@ -4,8 +4,8 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
-#include "aten/device_check.h"
-#include "aten/pointwise.h"
+#include "aten/core/device_check.h"
+#include "aten/core/pointwise.h"
 
 FOO_DECLARE_POINTWISE(pointwise_hardswish_out)
 

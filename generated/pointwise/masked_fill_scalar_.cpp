@@ -5,8 +5,8 @@
 #include <torch/library.h>
 
 #include "native/masked_fill_scalar_.h"
-#include "aten/device_check.h"
-#include "aten/pointwise.h"
+#include "aten/core/device_check.h"
+#include "aten/core/pointwise.h"
 
 FOO_DECLARE_POINTWISE(pointwise_masked_fill_scalar_)
 

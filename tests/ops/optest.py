@@ -416,7 +416,7 @@ def _fmod_exact_where_the_cpu_overflows(op, cpu_sample, expected):
 
 def _topk_ties_lowest_index_first(cpu_sample, expected):
     """Among equal values topk's indices are unspecified: the CPU's std::partial_sort picks any,
-    foo (a stable sort of the row, csrc/aten/sort.cpp) the lowest index first. Where the CPU's
+    foo (a stable sort of the row, csrc/aten/ops/sort.cpp) the lowest index first. Where the CPU's
     choice differs from that one only between equal values (the values at both index sets are
     the same at every position), the expected indices are the lowest-index-first ones. Integer
     samples tie under every torch (values in [-9, 9]); torch 2.11's bfloat16 samples do too

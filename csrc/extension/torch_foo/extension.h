@@ -10,10 +10,10 @@
 #include <ATen/core/Tensor.h>
 #include <c10/core/Allocator.h>
 
-#include "aten/elementwise.h"
-#include "kernels/dispatch.h"
-#include "kernels/dtype.h"
-#include "kernels/reduce.h"
+#include "aten/core/elementwise.h"
+#include "kernels/core/dispatch.h"
+#include "kernels/core/dtype.h"
+#include "kernels/ops/reduce.h"
 #include "runtime/allocator.h"
 #include "runtime/stream.h"
 
@@ -49,10 +49,10 @@ inline DType kernel_dtype(c10::ScalarType t) { return ::foo::native::kernel_dtyp
 inline DType kernel_dtype(const at::Tensor& t) { return kernel_dtype(t.scalar_type()); }
 
 // NotImplementedError naming the op and dtype unless `types` (torch_foo::kFloatingTypes, ...)
-// holds t: the check torch_foo's generated ops make before they launch (aten/kernel_dtype.h).
+// holds t: the check torch_foo's generated ops make before they launch (aten/core/kernel_dtype.h).
 using ::foo::native::check_kernel_dtype;
 
-// The elementwise launcher's host half, at::TensorIterator -> kernel geometry (aten/elementwise.h).
+// The elementwise launcher's host half, at::TensorIterator -> kernel geometry (aten/core/elementwise.h).
 using ::foo::native::run_elementwise;
 
 }  // namespace torch_foo

@@ -8,18 +8,18 @@
 // (torch_foo/extension.h). Inside, write CUDA as usual, except:
 //   - launch through torch_foo::launch / launch_independent, never <<<...>>>;
 //   - dynamic shared memory is FOO_DYNAMIC_SHARED(T, name), not `extern __shared__ T name[]`.
-#include "kernels/block_reduce.h"
-#include "kernels/dispatch.h"
-#include "kernels/dtype.h"
-#include "kernels/elementwise.cuh"
-#include "kernels/formulas.cuh"
-#include "kernels/kernel.h"
-#include "kernels/math.cuh"
+#include "kernels/core/block_reduce.h"
+#include "kernels/core/dispatch.h"
+#include "kernels/core/dtype.h"
+#include "kernels/core/elementwise.cuh"
+#include "kernels/core/formulas.cuh"
+#include "kernels/core/kernel.h"
+#include "kernels/core/math.cuh"
 
 namespace torch_foo {
 // launch, launch_independent, blocks_for, launch_elementwise, warp/block reductions
-// (kernels/block_reduce.h), and the math shim of the target compiled: math::exp/log/tanh/...
-// (kernels/math.cuh) and the helpers the manifest's pointwise formulas call (kernels/formulas.cuh).
+// (kernels/core/block_reduce.h), and the math shim of the target compiled: math::exp/log/tanh/...
+// (kernels/core/math.cuh) and the helpers the manifest's pointwise formulas call (kernels/core/formulas.cuh).
 using namespace ::foo::kernels::FOO_TARGET;
 // Stream, DType, half_t, bfloat16_t, opmath_t, cast, dispatch<Types>(...).
 using namespace ::foo::kernels;

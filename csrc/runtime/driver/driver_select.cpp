@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "driver.h"
-#include "kernels/launch_blocking.h"
+#include "kernels/core/launch_blocking.h"
 #include "sim/launch.h"
 
 namespace foo::runtime {
@@ -84,7 +84,7 @@ bool driver_selected() {
 
 namespace foo::kernels {
 
-// Declared in kernels/dispatch.h, which FOO_CALL_KERNEL uses to pick the kernel target: the
+// Declared in kernels/core/dispatch.h, which FOO_CALL_KERNEL uses to pick the kernel target: the
 // driver decides, and the kernels' headers stay free of the driver's.
 bool on_cuda() {
   static const bool cuda = std::strcmp(foo::runtime::driver().name(), "cuda") == 0;

@@ -8,9 +8,9 @@
 #include <utility>
 
 #include "driver.h"
-#include "kernels/launch_trace.h"
+#include "kernels/core/launch_trace.h"
 
-// The launch API's hook (kernels/launch_trace.h) is defined here, by the layer that times it.
+// The launch API's hook (kernels/core/launch_trace.h) is defined here, by the layer that times it.
 namespace foo::kernels::launch_trace::detail {
 std::atomic<bool> g_enabled{false};
 

@@ -2,7 +2,7 @@
 // Device-side timing of kernel launches, for the profiler. Torch-free; the torch-facing glue that
 // hands the records to torch.profiler is runtime/profiler.cpp.
 //
-// While a session runs, the launch API's hook (kernels/launch_trace.h, defined in
+// While a session runs, the launch API's hook (kernels/core/launch_trace.h, defined in
 // kernel_trace.cpp) brackets every kernel with two timing events on the kernel's own stream, so
 // the device stamps them right before and after the kernel: on sim the stream's worker thread
 // runs the markers around the kernel task, on cuda they are CUDA events.

@@ -1,5 +1,5 @@
-// TORCH_FOO_LAUNCH_BLOCKING (kernels/launch_blocking.h): the flag and the launch API's wait.
-#include "kernels/launch_blocking.h"
+// TORCH_FOO_LAUNCH_BLOCKING (kernels/core/launch_blocking.h): the flag and the launch API's wait.
+#include "kernels/core/launch_blocking.h"
 
 #include "runtime/driver/driver.h"
 

@@ -1,5 +1,5 @@
 // Self-test of the CUDA execution-model emulation (csrc/sim), written as ordinary CUDA: only the
-// launch API of kernels/kernel.h, CUDA syntax and FOO_DYNAMIC_SHARED, so the same kernels run
+// launch API of kernels/core/kernel.h, CUDA syntax and FOO_DYNAMIC_SHARED, so the same kernels run
 // on a GPU. Prints "N passed, M failed" and exits nonzero on failure. tests/test_emulation.py
 // builds and runs it for sim. `--bench` prints timings instead of testing.
 //
@@ -25,7 +25,7 @@
 
 #include <time.h>
 
-#include "kernels/kernel.h"
+#include "kernels/core/kernel.h"
 #include "runtime/driver/driver.h"
 #include "runtime/driver/kernel_trace.h"
 
@@ -678,7 +678,7 @@ static void test_asynchrony() {
 }
 
 // The profiler's device timing of launches (runtime/driver/kernel_trace.h, through the launch
-// API's hook kernels/launch_trace.h): only while a session
+// API's hook kernels/core/launch_trace.h): only while a session
 // runs, only launches that queued work, each with its op's correlation id and device times on the
 // host's system clock.
 static void test_kernel_trace() {

@@ -13,7 +13,7 @@
 #include <string>
 
 #include <torch_foo/c_abi.h>
-#include "kernels/dispatch.h"  // FOO_DECLARE_KERNEL_IN only: declarations, no torch_foo C++ call
+#include "kernels/core/dispatch.h"  // FOO_DECLARE_KERNEL_IN only: declarations, no torch_foo C++ call
 
 FOO_DECLARE_KERNEL_IN(foo_stable, void, relu, (void* stream, const float* x, float* y, int64_t n))
 
