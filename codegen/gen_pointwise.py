@@ -143,12 +143,13 @@ def _functor(k: Kernel, i: int, case: Case) -> _Functor:
     pw = k.pointwise
     params, conversions = [], []
     for o in case.inputs:
+        # operands arrive in their compute type (opmath_t: 16-bit floats as float; elementwise.cuh)
         if o.dtype:
-            params.append(f"{_CPP_TYPE[o.dtype]} {o.name}_")
+            params.append(f"opmath_t<{_CPP_TYPE[o.dtype]}> {o.name}_")
             conversions.append(f"[[maybe_unused]] const {_CPP_TYPE[o.dtype]} {o.name} = {o.name}_;")
         else:
-            params.append(f"T {o.name}_")
-            conversions.append(f"[[maybe_unused]] const M {o.name} = static_cast<M>({o.name}_);")
+            params.append(f"M {o.name}_")
+            conversions.append(f"[[maybe_unused]] const M {o.name} = {o.name}_;")
     out_spec = _CPP_TYPE[pw.spec.output] if pw.spec.output else "Same"
     in_specs = [(_CPP_TYPE[o.dtype] if o.dtype else "Same") for o in case.inputs]
     when = f", when {case.when}" if case.when else ""
@@ -214,9 +215,11 @@ def _body(k: Kernel, iter_expr: str, manifest: str) -> list[str]:
             conv = {"compute": "opmath_dtype(dtype)", "element": "dtype", "int64": "at::kLong"}[s.conversion]
             lines.append(f"  set_scalar(args, {j}, {s.name}, {conv});")
         inputs = ", ".join(_dtype_expr(o.dtype) for o in case.inputs)
+        unrounded = dict(pw.spec.wrapped_numbers)
+        mask = sum(1 << j for j, o in enumerate(case.inputs) if unrounded.get(o.name) == "compute")
         lines.append(
             f'  run_pointwise({iter_expr}, "{pw.op_name}", FOO_POINTWISE_LAUNCHER({launcher(k)}), args, dtype, '
-            f"{_dtype_expr(pw.spec.output)}, {{{inputs}}});"
+            f"{_dtype_expr(pw.spec.output)}, {{{inputs}}}" + (f", /*unrounded_inputs=*/{mask:#x}" if mask else "") + ");"
         )
     if pw.cases[-1].when:
         lines.append("} else {")

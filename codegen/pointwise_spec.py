@@ -36,10 +36,15 @@ OUTPUT_KINDS = ("real", "complex")
 # 16-bit floats), or to the element type first (as CPU kernels that call scalar.to<scalar_t>()),
 # or, for an `int` argument, as the int64_t itself (round.decimals: the count, not a value).
 SCALAR_CONVERSIONS = ("compute", "element", "int64")
+# How a Python number passed as a tensor operand (a wrapped number: x * 0.3) reaches the formula:
+# rounded to the operand's dtype first, as TensorIterator's type promotion converts it (element,
+# the default), or unrounded in the compute type, as the CPU's mul and div kernels read their
+# second operand (compute: original_scalar_value<opmath_t>; x_half * 0.3 multiplies by 0.3f).
+WRAPPED_NUMBER_CONVERSIONS = ("compute", "element")
 # at::TensorIterator builders for ops without a structured meta function (`iterator:`), and
 # `manual`: the entry's kernel (csrc/aten) builds the iterator and calls the generated launcher.
 ITERATORS = ("unary_op", "unary_float_op", "binary_op", "binary_float_op", "comparison_op", "no_promotion", "manual")
-POINTWISE_KEYS = ("dtypes", "formula", "cases", "inputs", "output", "scalars", "iterator")
+POINTWISE_KEYS = ("dtypes", "formula", "cases", "inputs", "output", "scalars", "wrapped_numbers", "iterator")
 CASE_KEYS = ("when", "dtypes", "formula", "inputs")
 
 
@@ -69,6 +74,7 @@ class Pointwise:
     iterator: str  # "" for structured ops (ATen's meta function builds the iterator)
     line: int
     key_lines: tuple[tuple[str, int], ...] = ()
+    wrapped_numbers: tuple[tuple[str, str], ...] = ()  # operand -> conversion of a Python number there
 
     def line_of(self, key: str) -> int:
         return dict(self.key_lines).get(key, self.line)
@@ -217,8 +223,14 @@ def parse_pointwise(d, line: int) -> Pointwise:
     if not isinstance(scalars, dict) or not all(v in SCALAR_CONVERSIONS for v in scalars.values()):
         raise SpecError(d.key_lines.get("scalars", d.line), f"'scalars' must map argument names to compute, element or int64, got {scalars!r}",
                         "write e.g. 'scalars: {value: element}' (default: compute)")
+    wrapped = d.get("wrapped_numbers", {})
+    if not isinstance(wrapped, dict) or not all(v in WRAPPED_NUMBER_CONVERSIONS for v in wrapped.values()):
+        raise SpecError(d.key_lines.get("wrapped_numbers", d.line),
+                        f"'wrapped_numbers' must map operand names to compute or element, got {wrapped!r}",
+                        "write e.g. 'wrapped_numbers: {other: compute}' (default: element)")
     iterator = d.get("iterator", "")
     if iterator and iterator not in ITERATORS:
         raise SpecError(d.key_lines["iterator"], f"unknown iterator '{iterator}'", did_you_mean(str(iterator), ITERATORS, "use " + ", ".join(ITERATORS)))
     return Pointwise(cases, inputs, output, tuple((str(k), v) for k, v in scalars.items()), iterator, d.line,
-                     tuple((str(k), v) for k, v in d.key_lines.items()))
+                     tuple((str(k), v) for k, v in d.key_lines.items()),
+                     tuple((str(k), v) for k, v in wrapped.items()))

@@ -306,6 +306,10 @@ def _pointwise(e: AtenEntry | CustomEntry, f: NativeFunction, group: NativeFunct
                 if o.name not in tensors:
                     error(c.line, f"operand '{o.name}' is not a tensor argument of '{label}'",
                           did_you_mean(o.name, tensors, "tensor arguments: " + ", ".join(tensors)))
+    for name, _ in spec.wrapped_numbers:
+        if name not in operand_names:
+            error(spec.line_of("wrapped_numbers"), f"'{name}' is not a tensor operand of the formula",
+                  did_you_mean(name, sorted(operand_names), "operands: " + ", ".join(sorted(operand_names))))
     scalars = tuple(Scalar(n, conversions.get(n, "compute"), opt) for n, opt in scalar_args)
     for c in cases:
         known = {o.name for o in c.inputs} | {n for n, _ in scalar_args} | {f"has_{n}" for n, opt in scalar_args if opt}

@@ -25,6 +25,34 @@ def test_scalar_operand_wraps_like_cpu():
     assert_foo_equal(u.to(FOO) == 256, u == 256)
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_python_number_of_a_16_bit_op_is_rounded_as_on_the_cpu(dtype):
+    """A Python number with a 16-bit tensor: the CPU's mul and div read it as a float (x * 0.3
+    multiplies by 0.3f and rounds once), add, sub and comparisons round it to the dtype first, and a
+    number as the first operand of mul is rounded too. foo follows each (the manifest's
+    wrapped_numbers), bit for bit; 0.3 and 3.14159 are not representable in 16 bits, so each way
+    differs from the other on most elements."""
+    torch.manual_seed(0)
+    x = (torch.randn(1000) * 3).to(dtype)
+    cases = {
+        "mul": lambda t: t * 3.14159, "mul_": lambda t: t.clone().mul_(0.3), "div": lambda t: t / 0.3,
+        "div_trunc": lambda t: torch.div(t, 0.3, rounding_mode="trunc"),
+        "div_floor": lambda t: torch.div(t, 0.3, rounding_mode="floor"),
+        "number_first": lambda t: torch.mul(0.3, t), "add": lambda t: t + 0.3, "sub": lambda t: t - 0.3,
+        "rsub": lambda t: 0.3 - t, "eq": lambda t: t == 0.3, "cpu_0dim": lambda t: t * torch.tensor(0.3),
+    }
+    for name, fn in cases.items():
+        with foo_kernels_only():
+            actual = fn(x.to(FOO))
+        expected = fn(x)
+        assert actual.device.type == "foo" and actual.dtype == expected.dtype, name
+        assert torch.equal(actual.cpu(), expected), name
+    # the two readings differ here, so the test sees which one foo took
+    wide = (x.float() * 0.3).to(dtype)
+    narrow = (x.float() * torch.tensor(0.3).to(dtype).float()).to(dtype)
+    assert not torch.equal(wide, narrow)
+
+
 def test_masked_fill_value_is_checked_like_cpu():
     # masked_fill_ converts its value with a range check on the CPU, unlike a scalar operand.
     x = torch.zeros(4, dtype=torch.int8, device=FOO)

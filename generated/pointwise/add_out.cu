@@ -15,9 +15,9 @@ struct add_out_0 {
   M alpha;
   explicit add_out_0(const PointwiseArgs& args)
       : alpha(args.scalars[0].as<M>()) {}
-  __device__ Out operator()(T self_, T other_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
-    [[maybe_unused]] const M other = static_cast<M>(other_);
+  __device__ Out operator()(M self_, M other_) const {
+    [[maybe_unused]] const M self = self_;
+    [[maybe_unused]] const M other = other_;
     return cast<Out>(
         self + alpha * other
     );

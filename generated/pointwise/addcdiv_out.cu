@@ -15,10 +15,10 @@ struct addcdiv_out_0 {
   M value;
   explicit addcdiv_out_0(const PointwiseArgs& args)
       : value(args.scalars[0].as<M>()) {}
-  __device__ Out operator()(T self_, T tensor1_, T tensor2_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
-    [[maybe_unused]] const M tensor1 = static_cast<M>(tensor1_);
-    [[maybe_unused]] const M tensor2 = static_cast<M>(tensor2_);
+  __device__ Out operator()(M self_, M tensor1_, M tensor2_) const {
+    [[maybe_unused]] const M self = self_;
+    [[maybe_unused]] const M tensor1 = tensor1_;
+    [[maybe_unused]] const M tensor2 = tensor2_;
     return cast<Out>(
         self + value * tensor1 / tensor2
     );

@@ -15,10 +15,10 @@ struct binary_cross_entropy_backward_out_0 {
   M reduction;
   explicit binary_cross_entropy_backward_out_0(const PointwiseArgs& args)
       : reduction(args.scalars[0].as<M>()) {}
-  __device__ Out operator()(T self_, T target_, T grad_output_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
-    [[maybe_unused]] const M target = static_cast<M>(target_);
-    [[maybe_unused]] const M grad_output = static_cast<M>(grad_output_);
+  __device__ Out operator()(M self_, M target_, M grad_output_) const {
+    [[maybe_unused]] const M self = self_;
+    [[maybe_unused]] const M target = target_;
+    [[maybe_unused]] const M grad_output = grad_output_;
     return cast<Out>([&]() {
       const M d = (M(1) - self) * self;
       return grad_output * (self - target) / (d < M(1e-12) ? M(1e-12) : d);  // std::max(d, 1e-12)

@@ -13,9 +13,9 @@ struct clamp_max_tensor_out_0 {
   using M = opmath_t<T>;
   using Out = operand_t<Same, T>;
   explicit clamp_max_tensor_out_0(const PointwiseArgs&) {}
-  __device__ Out operator()(T self_, T max_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
-    [[maybe_unused]] const M max = static_cast<M>(max_);
+  __device__ Out operator()(M self_, M max_) const {
+    [[maybe_unused]] const M self = self_;
+    [[maybe_unused]] const M max = max_;
     return cast<Out>(
         math::minimum(self, max)
     );

@@ -15,8 +15,8 @@ struct clamp_min_out_0 {
   M min;
   explicit clamp_min_out_0(const PointwiseArgs& args)
       : min(static_cast<M>(args.scalars[0].as<T>())) {}
-  __device__ Out operator()(T self_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M self_) const {
+    [[maybe_unused]] const M self = self_;
     return cast<Out>(
         math::clamp_min(self, min)
     );

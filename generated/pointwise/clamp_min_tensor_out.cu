@@ -13,9 +13,9 @@ struct clamp_min_tensor_out_0 {
   using M = opmath_t<T>;
   using Out = operand_t<Same, T>;
   explicit clamp_min_tensor_out_0(const PointwiseArgs&) {}
-  __device__ Out operator()(T self_, T min_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
-    [[maybe_unused]] const M min = static_cast<M>(min_);
+  __device__ Out operator()(M self_, M min_) const {
+    [[maybe_unused]] const M self = self_;
+    [[maybe_unused]] const M min = min_;
     return cast<Out>(
         math::maximum(self, min)
     );

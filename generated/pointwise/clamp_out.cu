@@ -18,8 +18,8 @@ struct clamp_out_0 {
   bool has_max;
   explicit clamp_out_0(const PointwiseArgs& args)
       : min(static_cast<M>(args.scalars[0].as<T>())), has_min(args.present[0]), max(static_cast<M>(args.scalars[1].as<T>())), has_max(args.present[1]) {}
-  __device__ Out operator()(T self_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M self_) const {
+    [[maybe_unused]] const M self = self_;
     return cast<Out>(
         math::clamp(self, has_min, min, has_max, max)
     );

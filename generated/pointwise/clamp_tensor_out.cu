@@ -13,10 +13,10 @@ struct clamp_tensor_out_0 {
   using M = opmath_t<T>;
   using Out = operand_t<Same, T>;
   explicit clamp_tensor_out_0(const PointwiseArgs&) {}
-  __device__ Out operator()(T self_, T min_, T max_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
-    [[maybe_unused]] const M min = static_cast<M>(min_);
-    [[maybe_unused]] const M max = static_cast<M>(max_);
+  __device__ Out operator()(M self_, M min_, M max_) const {
+    [[maybe_unused]] const M self = self_;
+    [[maybe_unused]] const M min = min_;
+    [[maybe_unused]] const M max = max_;
     return cast<Out>(
         math::clamp(self, true, min, true, max)
     );
@@ -29,9 +29,9 @@ struct clamp_tensor_out_1 {
   using M = opmath_t<T>;
   using Out = operand_t<Same, T>;
   explicit clamp_tensor_out_1(const PointwiseArgs&) {}
-  __device__ Out operator()(T self_, T min_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
-    [[maybe_unused]] const M min = static_cast<M>(min_);
+  __device__ Out operator()(M self_, M min_) const {
+    [[maybe_unused]] const M self = self_;
+    [[maybe_unused]] const M min = min_;
     return cast<Out>(
         math::maximum(self, min)
     );
@@ -44,9 +44,9 @@ struct clamp_tensor_out_2 {
   using M = opmath_t<T>;
   using Out = operand_t<Same, T>;
   explicit clamp_tensor_out_2(const PointwiseArgs&) {}
-  __device__ Out operator()(T self_, T max_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
-    [[maybe_unused]] const M max = static_cast<M>(max_);
+  __device__ Out operator()(M self_, M max_) const {
+    [[maybe_unused]] const M self = self_;
+    [[maybe_unused]] const M max = max_;
     return cast<Out>(
         math::minimum(self, max)
     );

@@ -23,7 +23,7 @@ TORCH_IMPL_FUNC(div_out)([[maybe_unused]] const at::Tensor & self, [[maybe_unuse
   {
     check_kernel_dtype("div", dtype, foo::kernels::kFloatingTypes | foo::kernels::kComplexTypes);
     args.formula = 0;
-    run_pointwise(*this, "div", FOO_POINTWISE_LAUNCHER(pointwise_div_out), args, dtype, dtype, {dtype, dtype});
+    run_pointwise(*this, "div", FOO_POINTWISE_LAUNCHER(pointwise_div_out), args, dtype, dtype, {dtype, dtype}, /*unrounded_inputs=*/0x2);
   }
 }
 

@@ -23,15 +23,19 @@ TORCH_IMPL_FUNC(div_out_mode)([[maybe_unused]] const at::Tensor & self, [[maybe_
   if (!rounding_mode.has_value()) {
     check_kernel_dtype("div", dtype, foo::kernels::kFloatingTypes | foo::kernels::kComplexTypes);
     args.formula = 0;
-    run_pointwise(*this, "div", FOO_POINTWISE_LAUNCHER(pointwise_div_out_mode), args, dtype, dtype, {dtype, dtype});
-  } else if (*rounding_mode == "trunc") {
+    run_pointwise(*this, "div", FOO_POINTWISE_LAUNCHER(pointwise_div_out_mode), args, dtype, dtype, {dtype, dtype}, /*unrounded_inputs=*/0x2);
+  } else if (*rounding_mode == "trunc" && other.is_cpu() && other.dim() == 0) {
     check_kernel_dtype("div", dtype, foo::kernels::kNumericTypes);
     args.formula = 1;
-    run_pointwise(*this, "div", FOO_POINTWISE_LAUNCHER(pointwise_div_out_mode), args, dtype, dtype, {dtype, dtype});
-  } else {
+    run_pointwise(*this, "div", FOO_POINTWISE_LAUNCHER(pointwise_div_out_mode), args, dtype, dtype, {dtype, dtype}, /*unrounded_inputs=*/0x2);
+  } else if (*rounding_mode == "trunc") {
     check_kernel_dtype("div", dtype, foo::kernels::kNumericTypes);
     args.formula = 2;
-    run_pointwise(*this, "div", FOO_POINTWISE_LAUNCHER(pointwise_div_out_mode), args, dtype, dtype, {dtype, dtype});
+    run_pointwise(*this, "div", FOO_POINTWISE_LAUNCHER(pointwise_div_out_mode), args, dtype, dtype, {dtype, dtype}, /*unrounded_inputs=*/0x2);
+  } else {
+    check_kernel_dtype("div", dtype, foo::kernels::kNumericTypes);
+    args.formula = 3;
+    run_pointwise(*this, "div", FOO_POINTWISE_LAUNCHER(pointwise_div_out_mode), args, dtype, dtype, {dtype, dtype}, /*unrounded_inputs=*/0x2);
   }
 }
 

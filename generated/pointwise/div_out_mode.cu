@@ -13,24 +13,47 @@ struct div_out_mode_0 {
   using M = opmath_t<T>;
   using Out = operand_t<Same, T>;
   explicit div_out_mode_0(const PointwiseArgs&) {}
-  __device__ Out operator()(T self_, T other_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
-    [[maybe_unused]] const M other = static_cast<M>(other_);
+  __device__ Out operator()(M self_, M other_) const {
+    [[maybe_unused]] const M self = self_;
+    [[maybe_unused]] const M other = other_;
     return cast<Out>(
         self / other
     );
   }
 };
 
-// formula 2 of aten::div.out_mode, when *rounding_mode == "trunc"
+// formula 2 of aten::div.out_mode, when *rounding_mode == "trunc" && other.is_cpu() && other.dim() == 0
 template <typename T>
 struct div_out_mode_1 {
   using M = opmath_t<T>;
   using Out = operand_t<Same, T>;
   explicit div_out_mode_1(const PointwiseArgs&) {}
-  __device__ Out operator()(T self_, T other_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
-    [[maybe_unused]] const M other = static_cast<M>(other_);
+  __device__ Out operator()(M self_, M other_) const {
+    [[maybe_unused]] const M self = self_;
+    [[maybe_unused]] const M other = other_;
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      return cast<Out>(
+          math::div_trunc_int(self, other)
+      );
+    } else if constexpr (!std::is_integral_v<T>) {
+      return cast<Out>(
+          math::trunc(self / other)
+      );
+    } else {
+      static_assert(sizeof(T) == 0, "no formula for this dtype");
+    }
+  }
+};
+
+// formula 3 of aten::div.out_mode, when *rounding_mode == "trunc"
+template <typename T>
+struct div_out_mode_2 {
+  using M = opmath_t<T>;
+  using Out = operand_t<Same, T>;
+  explicit div_out_mode_2(const PointwiseArgs&) {}
+  __device__ Out operator()(M self_, M other_) const {
+    [[maybe_unused]] const M self = self_;
+    [[maybe_unused]] const M other = other_;
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
       return cast<Out>(
           math::div_trunc_int(self, other)
@@ -45,15 +68,15 @@ struct div_out_mode_1 {
   }
 };
 
-// formula 3 of aten::div.out_mode
+// formula 4 of aten::div.out_mode
 template <typename T>
-struct div_out_mode_2 {
+struct div_out_mode_3 {
   using M = opmath_t<T>;
   using Out = operand_t<Same, T>;
-  explicit div_out_mode_2(const PointwiseArgs&) {}
-  __device__ Out operator()(T self_, T other_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
-    [[maybe_unused]] const M other = static_cast<M>(other_);
+  explicit div_out_mode_3(const PointwiseArgs&) {}
+  __device__ Out operator()(M self_, M other_) const {
+    [[maybe_unused]] const M self = self_;
+    [[maybe_unused]] const M other = other_;
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
       return cast<Out>(
           math::div_floor_int(self, other)
@@ -78,6 +101,8 @@ void pointwise_div_out_mode(Stream stream, DType dtype, const ElementwiseGeometr
       return launch_pointwise<foo::kernels::kNumericTypes, div_out_mode_1, Same, Same, Same>("div", stream, dtype, g, args);
     case 2:
       return launch_pointwise<foo::kernels::kNumericTypes, div_out_mode_2, Same, Same, Same>("div", stream, dtype, g, args);
+    case 3:
+      return launch_pointwise<foo::kernels::kNumericTypes, div_out_mode_3, Same, Same, Same>("div", stream, dtype, g, args);
   }
   unknown_formula("div", args.formula);
 }

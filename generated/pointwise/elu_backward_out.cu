@@ -18,9 +18,9 @@ struct elu_backward_out_0 {
   M is_result;
   explicit elu_backward_out_0(const PointwiseArgs& args)
       : alpha(args.scalars[0].as<M>()), scale(args.scalars[1].as<M>()), input_scale(args.scalars[2].as<M>()), is_result(args.scalars[3].as<M>()) {}
-  __device__ Out operator()(T grad_output_, T self_or_result_) const {
-    [[maybe_unused]] const M grad_output = static_cast<M>(grad_output_);
-    [[maybe_unused]] const M self_or_result = static_cast<M>(self_or_result_);
+  __device__ Out operator()(M grad_output_, M self_or_result_) const {
+    [[maybe_unused]] const M grad_output = grad_output_;
+    [[maybe_unused]] const M self_or_result = self_or_result_;
     return cast<Out>(
         self_or_result <= M(0) ? grad_output * input_scale * (self_or_result + alpha * scale) : grad_output * scale
     );
@@ -38,9 +38,9 @@ struct elu_backward_out_1 {
   M is_result;
   explicit elu_backward_out_1(const PointwiseArgs& args)
       : alpha(args.scalars[0].as<M>()), scale(args.scalars[1].as<M>()), input_scale(args.scalars[2].as<M>()), is_result(args.scalars[3].as<M>()) {}
-  __device__ Out operator()(T grad_output_, T self_or_result_) const {
-    [[maybe_unused]] const M grad_output = static_cast<M>(grad_output_);
-    [[maybe_unused]] const M self_or_result = static_cast<M>(self_or_result_);
+  __device__ Out operator()(M grad_output_, M self_or_result_) const {
+    [[maybe_unused]] const M grad_output = grad_output_;
+    [[maybe_unused]] const M self_or_result = self_or_result_;
     return cast<Out>(
         self_or_result <= M(0) ? grad_output * input_scale * (alpha * scale) * math::exp(self_or_result * input_scale) : grad_output * scale
     );

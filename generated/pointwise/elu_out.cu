@@ -17,8 +17,8 @@ struct elu_out_0 {
   M input_scale;
   explicit elu_out_0(const PointwiseArgs& args)
       : alpha(args.scalars[0].as<M>()), scale(args.scalars[1].as<M>()), input_scale(args.scalars[2].as<M>()) {}
-  __device__ Out operator()(T self_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M self_) const {
+    [[maybe_unused]] const M self = self_;
     return cast<Out>(
         self > M(0) ? self * scale : math::expm1(self * input_scale) * (alpha * scale)
     );

@@ -13,9 +13,9 @@ struct gelu_backward_out_0 {
   using M = opmath_t<T>;
   using Out = operand_t<Same, T>;
   explicit gelu_backward_out_0(const PointwiseArgs&) {}
-  __device__ Out operator()(T grad_output_, T self_) const {
-    [[maybe_unused]] const M grad_output = static_cast<M>(grad_output_);
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M grad_output_, M self_) const {
+    [[maybe_unused]] const M grad_output = grad_output_;
+    [[maybe_unused]] const M self = self_;
     return cast<Out>([&]() {
       const M kBeta = M(math::kSqrt2 * math::k2_SqrtPi * 0.5);
       const M kKappa = M(0.044715);
@@ -39,9 +39,9 @@ struct gelu_backward_out_1 {
   using M = opmath_t<T>;
   using Out = operand_t<Same, T>;
   explicit gelu_backward_out_1(const PointwiseArgs&) {}
-  __device__ Out operator()(T grad_output_, T self_) const {
-    [[maybe_unused]] const M grad_output = static_cast<M>(grad_output_);
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M grad_output_, M self_) const {
+    [[maybe_unused]] const M grad_output = grad_output_;
+    [[maybe_unused]] const M self = self_;
     return cast<Out>([&]() {
       const M kAlpha = M(math::kSqrt1_2);
       const M kBeta = M(math::k2_SqrtPi * math::kSqrt1_2 * 0.5);

@@ -13,8 +13,8 @@ struct gelu_out_0 {
   using M = opmath_t<T>;
   using Out = operand_t<Same, T>;
   explicit gelu_out_0(const PointwiseArgs&) {}
-  __device__ Out operator()(T self_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M self_) const {
+    [[maybe_unused]] const M self = self_;
     return cast<Out>([&]() {
       const M kBeta = M(math::kSqrt2 * math::k2_SqrtPi * 0.5);
       const M kKappa = M(0.044715);
@@ -30,8 +30,8 @@ struct gelu_out_1 {
   using M = opmath_t<T>;
   using Out = operand_t<Same, T>;
   explicit gelu_out_1(const PointwiseArgs&) {}
-  __device__ Out operator()(T self_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M self_) const {
+    [[maybe_unused]] const M self = self_;
     return cast<Out>(
         self * M(0.5) * (M(1) + math::erf(self * M(math::kSqrt1_2)))
     );

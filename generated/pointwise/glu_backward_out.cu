@@ -15,10 +15,10 @@ struct glu_backward_out_0 {
   M dim;
   explicit glu_backward_out_0(const PointwiseArgs& args)
       : dim(args.scalars[0].as<M>()) {}
-  __device__ Out operator()(T sigmoid_, T first_, T grad_output_) const {
-    [[maybe_unused]] const M sigmoid = static_cast<M>(sigmoid_);
-    [[maybe_unused]] const M first = static_cast<M>(first_);
-    [[maybe_unused]] const M grad_output = static_cast<M>(grad_output_);
+  __device__ Out operator()(M sigmoid_, M first_, M grad_output_) const {
+    [[maybe_unused]] const M sigmoid = sigmoid_;
+    [[maybe_unused]] const M first = first_;
+    [[maybe_unused]] const M grad_output = grad_output_;
     return cast<Out>(
         (M(1) - sigmoid) * sigmoid * first * grad_output
     );

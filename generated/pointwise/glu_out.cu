@@ -15,9 +15,9 @@ struct glu_out_0 {
   M dim;
   explicit glu_out_0(const PointwiseArgs& args)
       : dim(args.scalars[0].as<M>()) {}
-  __device__ Out operator()(T first_, T second_) const {
-    [[maybe_unused]] const M first = static_cast<M>(first_);
-    [[maybe_unused]] const M second = static_cast<M>(second_);
+  __device__ Out operator()(M first_, M second_) const {
+    [[maybe_unused]] const M first = first_;
+    [[maybe_unused]] const M second = second_;
     return cast<Out>(
         first * (M(1) / (M(1) + math::exp(-second)))
     );

@@ -15,9 +15,9 @@ struct hardshrink_backward_out_0 {
   M lambd;
   explicit hardshrink_backward_out_0(const PointwiseArgs& args)
       : lambd(args.scalars[0].as<M>()) {}
-  __device__ Out operator()(T grad_out_, T self_) const {
-    [[maybe_unused]] const M grad_out = static_cast<M>(grad_out_);
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M grad_out_, M self_) const {
+    [[maybe_unused]] const M grad_out = grad_out_;
+    [[maybe_unused]] const M self = self_;
     return cast<Out>(
         self >= -lambd && self <= lambd ? M(0) : grad_out
     );

@@ -15,8 +15,8 @@ struct hardshrink_out_0 {
   M lambd;
   explicit hardshrink_out_0(const PointwiseArgs& args)
       : lambd(args.scalars[0].as<M>()) {}
-  __device__ Out operator()(T self_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M self_) const {
+    [[maybe_unused]] const M self = self_;
     return cast<Out>(
         self >= -lambd && self <= lambd ? M(0) : self
     );

@@ -13,8 +13,8 @@ struct hardsigmoid_out_0 {
   using M = opmath_t<T>;
   using Out = operand_t<Same, T>;
   explicit hardsigmoid_out_0(const PointwiseArgs&) {}
-  __device__ Out operator()(T self_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M self_) const {
+    [[maybe_unused]] const M self = self_;
     return cast<Out>(
         math::minimum(math::maximum(self + M(3), M(0)), M(6)) / M(6)
     );

@@ -13,9 +13,9 @@ struct hardswish_backward_0 {
   using M = opmath_t<T>;
   using Out = operand_t<Same, T>;
   explicit hardswish_backward_0(const PointwiseArgs&) {}
-  __device__ Out operator()(T grad_output_, T self_) const {
-    [[maybe_unused]] const M grad_output = static_cast<M>(grad_output_);
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M grad_output_, M self_) const {
+    [[maybe_unused]] const M grad_output = grad_output_;
+    [[maybe_unused]] const M self = self_;
     return cast<Out>(
         self < M(-3) ? M(0) : self <= M(3) ? grad_output * (self / M(3) + M(0.5)) : grad_output
     );

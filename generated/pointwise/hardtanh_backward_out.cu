@@ -16,9 +16,9 @@ struct hardtanh_backward_out_0 {
   M max_val;
   explicit hardtanh_backward_out_0(const PointwiseArgs& args)
       : min_val(args.scalars[0].as<M>()), max_val(args.scalars[1].as<M>()) {}
-  __device__ Out operator()(T grad_output_, T self_) const {
-    [[maybe_unused]] const M grad_output = static_cast<M>(grad_output_);
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M grad_output_, M self_) const {
+    [[maybe_unused]] const M grad_output = grad_output_;
+    [[maybe_unused]] const M self = self_;
     return cast<Out>(
         self <= min_val || self >= max_val ? M(0) : grad_output
     );

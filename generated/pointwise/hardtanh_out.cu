@@ -16,8 +16,8 @@ struct hardtanh_out_0 {
   M max_val;
   explicit hardtanh_out_0(const PointwiseArgs& args)
       : min_val(static_cast<M>(args.scalars[0].as<T>())), max_val(static_cast<M>(args.scalars[1].as<T>())) {}
-  __device__ Out operator()(T self_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M self_) const {
+    [[maybe_unused]] const M self = self_;
     return cast<Out>(
         math::clamp(self, true, min_val, true, max_val)
     );

@@ -13,8 +13,8 @@ struct isinf_0 {
   using M = opmath_t<T>;
   using Out = operand_t<bool, T>;
   explicit isinf_0(const PointwiseArgs&) {}
-  __device__ Out operator()(T self_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M self_) const {
+    [[maybe_unused]] const M self = self_;
     if constexpr (is_complex_v<T>) {
       return cast<Out>(
           math::is_posinf(self.re) || math::is_neginf(self.re) || math::is_posinf(self.im) || math::is_neginf(self.im)

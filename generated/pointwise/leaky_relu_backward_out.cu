@@ -16,9 +16,9 @@ struct leaky_relu_backward_out_0 {
   M self_is_result;
   explicit leaky_relu_backward_out_0(const PointwiseArgs& args)
       : negative_slope(args.scalars[0].as<M>()), self_is_result(args.scalars[1].as<M>()) {}
-  __device__ Out operator()(T self_, T grad_output_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
-    [[maybe_unused]] const M grad_output = static_cast<M>(grad_output_);
+  __device__ Out operator()(M self_, M grad_output_) const {
+    [[maybe_unused]] const M self = self_;
+    [[maybe_unused]] const M grad_output = grad_output_;
     return cast<Out>(
         self > M(0) ? grad_output : grad_output * negative_slope
     );

@@ -15,8 +15,8 @@ struct leaky_relu_out_0 {
   M negative_slope;
   explicit leaky_relu_out_0(const PointwiseArgs& args)
       : negative_slope(args.scalars[0].as<M>()) {}
-  __device__ Out operator()(T self_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M self_) const {
+    [[maybe_unused]] const M self = self_;
     return cast<Out>(
         self > M(0) ? self : self * negative_slope
     );

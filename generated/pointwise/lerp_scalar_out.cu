@@ -15,9 +15,9 @@ struct lerp_scalar_out_0 {
   M weight;
   explicit lerp_scalar_out_0(const PointwiseArgs& args)
       : weight(args.scalars[0].as<M>()) {}
-  __device__ Out operator()(T self_, T end_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
-    [[maybe_unused]] const M end = static_cast<M>(end_);
+  __device__ Out operator()(M self_, M end_) const {
+    [[maybe_unused]] const M self = self_;
+    [[maybe_unused]] const M end = end_;
     return cast<Out>(
         math::lerp(self, end, weight)
     );

@@ -13,10 +13,10 @@ struct lerp_tensor_out_0 {
   using M = opmath_t<T>;
   using Out = operand_t<Same, T>;
   explicit lerp_tensor_out_0(const PointwiseArgs&) {}
-  __device__ Out operator()(T self_, T end_, T weight_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
-    [[maybe_unused]] const M end = static_cast<M>(end_);
-    [[maybe_unused]] const M weight = static_cast<M>(weight_);
+  __device__ Out operator()(M self_, M end_, M weight_) const {
+    [[maybe_unused]] const M self = self_;
+    [[maybe_unused]] const M end = end_;
+    [[maybe_unused]] const M weight = weight_;
     return cast<Out>(
         math::lerp(self, end, weight)
     );

@@ -13,9 +13,9 @@ struct log_sigmoid_backward_out_0 {
   using M = opmath_t<T>;
   using Out = operand_t<Same, T>;
   explicit log_sigmoid_backward_out_0(const PointwiseArgs&) {}
-  __device__ Out operator()(T self_, T grad_output_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
-    [[maybe_unused]] const M grad_output = static_cast<M>(grad_output_);
+  __device__ Out operator()(M self_, M grad_output_) const {
+    [[maybe_unused]] const M self = self_;
+    [[maybe_unused]] const M grad_output = grad_output_;
     return cast<Out>([&]() {
       const M max_deriv = self < M(0) ? M(1) : M(0);
       const M sign = self < M(0) ? M(1) : -M(1);

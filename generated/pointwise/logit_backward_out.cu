@@ -16,9 +16,9 @@ struct logit_backward_out_0 {
   bool has_eps;
   explicit logit_backward_out_0(const PointwiseArgs& args)
       : eps(args.scalars[0].as<M>()), has_eps(args.present[0]) {}
-  __device__ Out operator()(T grad_output_, T self_) const {
-    [[maybe_unused]] const M grad_output = static_cast<M>(grad_output_);
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M grad_output_, M self_) const {
+    [[maybe_unused]] const M grad_output = grad_output_;
+    [[maybe_unused]] const M self = self_;
     return cast<Out>([&]() {
       const M lo = has_eps ? eps : M(0);
       const M hi = M(1) - lo;

@@ -16,8 +16,8 @@ struct logit_out_0 {
   bool has_eps;
   explicit logit_out_0(const PointwiseArgs& args)
       : eps(static_cast<M>(args.scalars[0].as<T>())), has_eps(args.present[0]) {}
-  __device__ Out operator()(T self_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M self_) const {
+    [[maybe_unused]] const M self = self_;
     return cast<Out>([&]() {
       M x = self;
       if (has_eps) {

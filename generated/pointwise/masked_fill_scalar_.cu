@@ -15,8 +15,8 @@ struct masked_fill_scalar__0 {
   M value;
   explicit masked_fill_scalar__0(const PointwiseArgs& args)
       : value(static_cast<M>(args.scalars[0].as<T>())) {}
-  __device__ Out operator()(T self_, bool mask_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M self_, opmath_t<bool> mask_) const {
+    [[maybe_unused]] const M self = self_;
     [[maybe_unused]] const bool mask = mask_;
     return cast<Out>(
         mask ? value : self

@@ -23,7 +23,7 @@ TORCH_IMPL_FUNC(mul_out)([[maybe_unused]] const at::Tensor & self, [[maybe_unuse
   {
     check_kernel_dtype("mul", dtype, foo::kernels::kAllTypes | foo::kernels::kComplexTypes);
     args.formula = 0;
-    run_pointwise(*this, "mul", FOO_POINTWISE_LAUNCHER(pointwise_mul_out), args, dtype, dtype, {dtype, dtype});
+    run_pointwise(*this, "mul", FOO_POINTWISE_LAUNCHER(pointwise_mul_out), args, dtype, dtype, {dtype, dtype}, /*unrounded_inputs=*/0x2);
   }
 }
 

@@ -20,8 +20,8 @@ struct nan_to_num_out_0 {
   bool has_neginf;
   explicit nan_to_num_out_0(const PointwiseArgs& args)
       : nan(static_cast<M>(args.scalars[0].as<T>())), has_nan(args.present[0]), posinf(static_cast<M>(args.scalars[1].as<T>())), has_posinf(args.present[1]), neginf(static_cast<M>(args.scalars[2].as<T>())), has_neginf(args.present[2]) {}
-  __device__ Out operator()(T self_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M self_) const {
+    [[maybe_unused]] const M self = self_;
     if constexpr (!std::is_integral_v<T>) {
       return cast<Out>([&]() {
         if (self != self) return has_nan ? nan : M(0);

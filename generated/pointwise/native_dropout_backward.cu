@@ -15,8 +15,8 @@ struct native_dropout_backward_0 {
   M scale;
   explicit native_dropout_backward_0(const PointwiseArgs& args)
       : scale(args.scalars[0].as<M>()) {}
-  __device__ Out operator()(T grad_output_, bool mask_) const {
-    [[maybe_unused]] const M grad_output = static_cast<M>(grad_output_);
+  __device__ Out operator()(M grad_output_, opmath_t<bool> mask_) const {
+    [[maybe_unused]] const M grad_output = grad_output_;
     [[maybe_unused]] const bool mask = mask_;
     return cast<Out>(
         grad_output * M(mask ? 1 : 0) * scale

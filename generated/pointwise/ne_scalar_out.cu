@@ -13,9 +13,9 @@ struct ne_scalar_out_0 {
   using M = opmath_t<T>;
   using Out = operand_t<bool, T>;
   explicit ne_scalar_out_0(const PointwiseArgs&) {}
-  __device__ Out operator()(T self_, T other_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
-    [[maybe_unused]] const M other = static_cast<M>(other_);
+  __device__ Out operator()(M self_, M other_) const {
+    [[maybe_unused]] const M self = self_;
+    [[maybe_unused]] const M other = other_;
     return cast<Out>(
         self != other
     );

@@ -13,9 +13,9 @@ struct polar_out_0 {
   using M = opmath_t<T>;
   using Out = operand_t<ComplexOf, T>;
   explicit polar_out_0(const PointwiseArgs&) {}
-  __device__ Out operator()(T abs_, T angle_) const {
-    [[maybe_unused]] const M abs = static_cast<M>(abs_);
-    [[maybe_unused]] const M angle = static_cast<M>(angle_);
+  __device__ Out operator()(M abs_, M angle_) const {
+    [[maybe_unused]] const M abs = abs_;
+    [[maybe_unused]] const M angle = angle_;
     return cast<Out>(
         math::polar(abs, angle)
     );

@@ -15,8 +15,8 @@ struct pow_tensor_scalar_out_0 {
   M exponent;
   explicit pow_tensor_scalar_out_0(const PointwiseArgs& args)
       : exponent(static_cast<M>(args.scalars[0].as<T>())) {}
-  __device__ Out operator()(T self_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M self_) const {
+    [[maybe_unused]] const M self = self_;
     return cast<Out>(
         M(1)
     );
@@ -31,8 +31,8 @@ struct pow_tensor_scalar_out_1 {
   M exponent;
   explicit pow_tensor_scalar_out_1(const PointwiseArgs& args)
       : exponent(static_cast<M>(args.scalars[0].as<T>())) {}
-  __device__ Out operator()(T self_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M self_) const {
+    [[maybe_unused]] const M self = self_;
     return cast<Out>(
         self
     );
@@ -47,8 +47,8 @@ struct pow_tensor_scalar_out_2 {
   M exponent;
   explicit pow_tensor_scalar_out_2(const PointwiseArgs& args)
       : exponent(static_cast<M>(args.scalars[0].as<T>())) {}
-  __device__ Out operator()(T self_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M self_) const {
+    [[maybe_unused]] const M self = self_;
     return cast<Out>(
         math::sqrt(self)
     );
@@ -63,8 +63,8 @@ struct pow_tensor_scalar_out_3 {
   M exponent;
   explicit pow_tensor_scalar_out_3(const PointwiseArgs& args)
       : exponent(static_cast<M>(args.scalars[0].as<T>())) {}
-  __device__ Out operator()(T self_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M self_) const {
+    [[maybe_unused]] const M self = self_;
     return cast<Out>(
         M(1) / math::sqrt(self)
     );
@@ -79,8 +79,8 @@ struct pow_tensor_scalar_out_4 {
   M exponent;
   explicit pow_tensor_scalar_out_4(const PointwiseArgs& args)
       : exponent(static_cast<M>(args.scalars[0].as<T>())) {}
-  __device__ Out operator()(T self_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M self_) const {
+    [[maybe_unused]] const M self = self_;
     return cast<Out>(
         M(1) / self
     );
@@ -95,8 +95,8 @@ struct pow_tensor_scalar_out_5 {
   M exponent;
   explicit pow_tensor_scalar_out_5(const PointwiseArgs& args)
       : exponent(static_cast<M>(args.scalars[0].as<T>())) {}
-  __device__ Out operator()(T self_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M self_) const {
+    [[maybe_unused]] const M self = self_;
     return cast<Out>(
         self * self
     );
@@ -111,8 +111,8 @@ struct pow_tensor_scalar_out_6 {
   M exponent;
   explicit pow_tensor_scalar_out_6(const PointwiseArgs& args)
       : exponent(static_cast<M>(args.scalars[0].as<T>())) {}
-  __device__ Out operator()(T self_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M self_) const {
+    [[maybe_unused]] const M self = self_;
     return cast<Out>(
         math::round_to<T>(self * self) * self
     );
@@ -127,8 +127,8 @@ struct pow_tensor_scalar_out_7 {
   M exponent;
   explicit pow_tensor_scalar_out_7(const PointwiseArgs& args)
       : exponent(static_cast<M>(args.scalars[0].as<T>())) {}
-  __device__ Out operator()(T self_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M self_) const {
+    [[maybe_unused]] const M self = self_;
     return cast<Out>(
         M(1) / math::round_to<T>(self * self)
     );
@@ -143,8 +143,8 @@ struct pow_tensor_scalar_out_8 {
   M exponent;
   explicit pow_tensor_scalar_out_8(const PointwiseArgs& args)
       : exponent(static_cast<M>(args.scalars[0].as<T>())) {}
-  __device__ Out operator()(T self_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M self_) const {
+    [[maybe_unused]] const M self = self_;
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
       return cast<Out>(
           math::powi(self, exponent)

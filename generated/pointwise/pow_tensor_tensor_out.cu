@@ -13,9 +13,9 @@ struct pow_tensor_tensor_out_0 {
   using M = opmath_t<T>;
   using Out = operand_t<Same, T>;
   explicit pow_tensor_tensor_out_0(const PointwiseArgs&) {}
-  __device__ Out operator()(T self_, T exponent_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
-    [[maybe_unused]] const M exponent = static_cast<M>(exponent_);
+  __device__ Out operator()(M self_, M exponent_) const {
+    [[maybe_unused]] const M self = self_;
+    [[maybe_unused]] const M exponent = exponent_;
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
       return cast<Out>(
           math::powi(self, exponent)

@@ -13,9 +13,9 @@ struct remainder_out_0 {
   using M = opmath_t<T>;
   using Out = operand_t<Same, T>;
   explicit remainder_out_0(const PointwiseArgs&) {}
-  __device__ Out operator()(T self_, T other_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
-    [[maybe_unused]] const M other = static_cast<M>(other_);
+  __device__ Out operator()(M self_, M other_) const {
+    [[maybe_unused]] const M self = self_;
+    [[maybe_unused]] const M other = other_;
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
       return cast<Out>(
           math::remainder_int(self, other)

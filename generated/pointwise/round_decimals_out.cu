@@ -15,8 +15,8 @@ struct round_decimals_out_0 {
   int64_t decimals;
   explicit round_decimals_out_0(const PointwiseArgs& args)
       : decimals(args.scalars[0].as<int64_t>()) {}
-  __device__ Out operator()(T self_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M self_) const {
+    [[maybe_unused]] const M self = self_;
     return cast<Out>([&]() {
       const M ten_pow = static_cast<M>(math::pow(10.0, math::fabs(static_cast<double>(decimals))));
       return decimals < 0 ? math::nearbyint(self / ten_pow) * ten_pow : math::nearbyint(self * ten_pow) / ten_pow;

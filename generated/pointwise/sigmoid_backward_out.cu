@@ -13,9 +13,9 @@ struct sigmoid_backward_out_0 {
   using M = opmath_t<T>;
   using Out = operand_t<Same, T>;
   explicit sigmoid_backward_out_0(const PointwiseArgs&) {}
-  __device__ Out operator()(T grad_output_, T output_) const {
-    [[maybe_unused]] const M grad_output = static_cast<M>(grad_output_);
-    [[maybe_unused]] const M output = static_cast<M>(output_);
+  __device__ Out operator()(M grad_output_, M output_) const {
+    [[maybe_unused]] const M grad_output = grad_output_;
+    [[maybe_unused]] const M output = output_;
     if constexpr (std::is_same_v<T, half_t>) {
       return cast<Out>(
           math::round_to<T>(grad_output * math::round_to<T>(M(1) - output)) * output

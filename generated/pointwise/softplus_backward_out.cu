@@ -16,9 +16,9 @@ struct softplus_backward_out_0 {
   M threshold;
   explicit softplus_backward_out_0(const PointwiseArgs& args)
       : beta(args.scalars[0].as<M>()), threshold(args.scalars[1].as<M>()) {}
-  __device__ Out operator()(T grad_output_, T self_) const {
-    [[maybe_unused]] const M grad_output = static_cast<M>(grad_output_);
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M grad_output_, M self_) const {
+    [[maybe_unused]] const M grad_output = grad_output_;
+    [[maybe_unused]] const M self = self_;
     return cast<Out>([&]() {
       const M z = math::exp(self * beta);
       return self * beta > threshold ? grad_output : grad_output * z / (z + M(1));

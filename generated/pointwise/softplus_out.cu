@@ -16,8 +16,8 @@ struct softplus_out_0 {
   M threshold;
   explicit softplus_out_0(const PointwiseArgs& args)
       : beta(args.scalars[0].as<M>()), threshold(args.scalars[1].as<M>()) {}
-  __device__ Out operator()(T self_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M self_) const {
+    [[maybe_unused]] const M self = self_;
     return cast<Out>(
         self * beta > threshold ? self : math::log1p(math::exp(self * beta)) / beta
     );

@@ -15,9 +15,9 @@ struct softshrink_backward_out_0 {
   M lambd;
   explicit softshrink_backward_out_0(const PointwiseArgs& args)
       : lambd(args.scalars[0].as<M>()) {}
-  __device__ Out operator()(T grad_output_, T self_) const {
-    [[maybe_unused]] const M grad_output = static_cast<M>(grad_output_);
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M grad_output_, M self_) const {
+    [[maybe_unused]] const M grad_output = grad_output_;
+    [[maybe_unused]] const M self = self_;
     return cast<Out>(
         self >= -lambd && self <= lambd ? M(0) : grad_output
     );

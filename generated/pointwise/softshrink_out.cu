@@ -15,8 +15,8 @@ struct softshrink_out_0 {
   M lambd;
   explicit softshrink_out_0(const PointwiseArgs& args)
       : lambd(args.scalars[0].as<M>()) {}
-  __device__ Out operator()(T self_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M self_) const {
+    [[maybe_unused]] const M self = self_;
     return cast<Out>(
         self > lambd ? self - lambd : (self < -lambd ? self + lambd : self * M(0))
     );

@@ -13,8 +13,8 @@ struct tan_out_0 {
   using M = opmath_t<T>;
   using Out = operand_t<Same, T>;
   explicit tan_out_0(const PointwiseArgs&) {}
-  __device__ Out operator()(T self_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M self_) const {
+    [[maybe_unused]] const M self = self_;
     return cast<Out>(
         math::tan(self)
     );

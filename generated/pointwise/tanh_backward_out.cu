@@ -13,9 +13,9 @@ struct tanh_backward_out_0 {
   using M = opmath_t<T>;
   using Out = operand_t<Same, T>;
   explicit tanh_backward_out_0(const PointwiseArgs&) {}
-  __device__ Out operator()(T grad_output_, T output_) const {
-    [[maybe_unused]] const M grad_output = static_cast<M>(grad_output_);
-    [[maybe_unused]] const M output = static_cast<M>(output_);
+  __device__ Out operator()(M grad_output_, M output_) const {
+    [[maybe_unused]] const M grad_output = grad_output_;
+    [[maybe_unused]] const M output = output_;
     return cast<Out>(
         grad_output * (M(1) - output * output)
     );

@@ -15,9 +15,9 @@ struct threshold_backward_out_0 {
   M threshold;
   explicit threshold_backward_out_0(const PointwiseArgs& args)
       : threshold(args.scalars[0].as<M>()) {}
-  __device__ Out operator()(T self_, T grad_output_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
-    [[maybe_unused]] const M grad_output = static_cast<M>(grad_output_);
+  __device__ Out operator()(M self_, M grad_output_) const {
+    [[maybe_unused]] const M self = self_;
+    [[maybe_unused]] const M grad_output = grad_output_;
     return cast<Out>(
         self <= threshold ? M(0) : grad_output
     );

@@ -16,9 +16,9 @@ struct threshold_out_0 {
   M value;
   explicit threshold_out_0(const PointwiseArgs& args)
       : threshold(args.scalars[0].as<M>()), value(static_cast<M>(args.scalars[1].as<T>())) {}
-  __device__ Out operator()(T self_, T other_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
-    [[maybe_unused]] const M other = static_cast<M>(other_);
+  __device__ Out operator()(M self_, M other_) const {
+    [[maybe_unused]] const M self = self_;
+    [[maybe_unused]] const M other = other_;
     return cast<Out>(
         self <= threshold ? value : other
     );

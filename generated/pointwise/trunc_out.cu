@@ -13,8 +13,8 @@ struct trunc_out_0 {
   using M = opmath_t<T>;
   using Out = operand_t<Same, T>;
   explicit trunc_out_0(const PointwiseArgs&) {}
-  __device__ Out operator()(T self_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
+  __device__ Out operator()(M self_) const {
+    [[maybe_unused]] const M self = self_;
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
       return cast<Out>(
           self

@@ -13,10 +13,10 @@ struct where_self_out_0 {
   using M = opmath_t<T>;
   using Out = operand_t<Same, T>;
   explicit where_self_out_0(const PointwiseArgs&) {}
-  __device__ Out operator()(bool condition_, T self_, T other_) const {
+  __device__ Out operator()(opmath_t<bool> condition_, M self_, M other_) const {
     [[maybe_unused]] const bool condition = condition_;
-    [[maybe_unused]] const M self = static_cast<M>(self_);
-    [[maybe_unused]] const M other = static_cast<M>(other_);
+    [[maybe_unused]] const M self = self_;
+    [[maybe_unused]] const M other = other_;
     return cast<Out>(
         condition ? self : other
     );

@@ -70,6 +70,8 @@ CASES = {
     "pointwise_iterator_arity": (ABS + "    pointwise: {dtypes: all, iterator: binary_op, formula: x}\n", 4, ["takes 2 input(s)", "names 1"], ["'inputs:'"]),
     "pointwise_not_a_tensor_iterator": ("aten:\n  - op: mm.out\n    kernel: k\n    pointwise: {dtypes: all, formula: x}\n", 4, ["builds no TensorIterator"], ["impl() in csrc/aten"]),
     "pointwise_int64_scalar_not_int": ("aten:\n  - op: add.out\n    kernel: k\n    pointwise: {dtypes: all, scalars: {alpha: int64}, formula: x}\n", 4, ["'alpha' is not an int argument"], ["use compute or element"]),
+    "pointwise_unknown_wrapped_number": ("aten:\n  - op: mul.out\n    kernel: k\n    pointwise: {dtypes: all, wrapped_numbers: {othr: compute}, formula: x}\n", 4, ["'othr' is not a tensor operand"], ["did you mean 'other'"]),
+    "pointwise_wrapped_number_conversion": ("aten:\n  - op: mul.out\n    kernel: k\n    pointwise: {dtypes: all, wrapped_numbers: {other: int64}, formula: x}\n", 4, ["'wrapped_numbers' must map operand names to compute or element"], ["wrapped_numbers: {other: compute}"]),
     "pointwise_unknown_scalar": ("aten:\n  - op: add.out\n    kernel: k\n    pointwise: {dtypes: all, scalars: {alhpa: element}, formula: x}\n", 4, ["'alhpa' is not a scalar argument"], ["did you mean 'alpha'"]),
     "pointwise_bad_output": (EXP + "    pointwise: {dtypes: all, output: boolean, formula: x}\n", 4, ["unknown output dtype 'boolean'"], ["output: bool"]),
     "pointwise_too_many_inputs": (EXP + "    pointwise: {dtypes: all, inputs: [self, a, b, c], formula: x}\n", 4, ["reads 4 tensor inputs", "launcher's 3"], ["route 1c"]),

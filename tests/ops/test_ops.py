@@ -23,7 +23,7 @@ from optest import (
     CASES, DTYPE_NAMES, N_GRAD, N_GRADCHECK, N_LAYOUT, N_VALUES, REPO, assert_same, candidate_names,
     check_against_cpu, copy_to, describe, diff_outputs, dtype_mentioned, dtype_name, entry_name, fail,
     fallbacks, grad_leaves, has_2d_tensor, load_manifest, map_entry, native, on, op_db, replace_leaves,
-    sample_device, sample_ids, samples, targets, transposed, variant_skip, where,
+    TOLERANCE, sample_device, sample_ids, samples, targets, transposed, variant_skip, where,
 )
 
 MANIFEST = load_manifest()
@@ -294,7 +294,35 @@ def test_gradient(key, dtype, sid):
     foo_grad_outs = [copy_to("foo")(g) for g in grad_outs]
     with native(what, dtype):
         actual = torch.autograd.grad(diff_outputs(t.opinfo, foo), grad_leaves(foo), foo_grad_outs, allow_unused=True)
-    assert_same(list(actual), list(expected), what)
+    try:
+        assert_same(list(actual), list(expected), what)
+    except pytest.fail.Exception:
+        # A gradient that sums many float32 products (a convolution's weight gradient) depends on
+        # the order of the sum, which differs from the CPU's (and the CPU's with its ISA): then
+        # foo must be about as close to the float64 gradient as the CPU is.
+        if dtype != torch.float32:
+            raise
+        _as_close_to_float64_as_the_cpu(t, s, grad_outs, list(actual), list(expected), what)
+
+
+# foo's float32 gradient may be this many times farther from float64 than the CPU's (summation
+# order: a convolution's weight gradient over 128 terms measured 3.05x, nn.functional.conv_transpose3d
+# sample2), plus the comparison's own tolerance.
+FLOAT64_ERROR_RATIO = 4
+
+
+def _as_close_to_float64_as_the_cpu(t, s, grad_outs, actual, expected, what):
+    wide = s.transform(lambda v: v.detach().double().requires_grad_(v.requires_grad)
+                       if isinstance(v, torch.Tensor) and v.is_floating_point() else v)
+    reference = torch.autograd.grad(diff_outputs(t.opinfo, wide), grad_leaves(wide),
+                                    [g.double() for g in grad_outs], allow_unused=True)
+    for i, (a, e, r) in enumerate(zip(actual, expected, reference)):
+        if r is None:
+            continue
+        foo_error = (a.detach().cpu().double() - r).abs().nan_to_num(0).max().item()
+        cpu_error = (e.double() - r).abs().nan_to_num(0).max().item()
+        bound = FLOAT64_ERROR_RATIO * cpu_error + TOLERANCE[torch.float32]["atol"]
+        assert foo_error <= bound, f"{what}: gradient {i} is {foo_error:.3g} from float64, the CPU's {cpu_error:.3g}"
 
 
 # ---- cuda's kernels where sim takes a sim-only path ----------------------------------------------

@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/Dispatch.h>
+#include <ATen/OpMathType.h>
 #include <c10/core/DynamicCast.h>
 #include <c10/util/SmallVector.h>
 
@@ -14,18 +15,31 @@
 namespace foo::native {
 namespace {
 
-// An unchecked cast, as the CPU (which casts the 0-dim tensor) and CUDA (fetch_and_cast) read a
-// scalar operand: int8 + 1000 wraps there rather than raising an overflow error.
-void write_scalar(unsigned char (&bytes)[16], const at::Tensor& value, at::ScalarType dtype) {
+// A host scalar operand (a Python number: x * 0.3) as kernels read it: in their compute type
+// (opmath: float for the 16-bit floats; kernels/elementwise.cuh). Rounded to the operand's dtype
+// first, as TensorIterator's promotion converted it, unless the op reads it unrounded
+// (`wrapped_numbers: {other: compute}` in the manifest: the CPU's mul and div kernels take
+// original_scalar_value<opmath_t>). An unchecked cast, as the CPU (which casts the 0-dim tensor)
+// and CUDA (fetch_and_cast) read it: int8 + 1000 wraps there rather than raising an overflow error.
+void write_scalar(unsigned char (&bytes)[16], const at::TensorIteratorBase& iter, int k, at::ScalarType dtype,
+                  bool unrounded) {
   AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND3(at::kHalf, at::kBFloat16, at::kBool, dtype, "foo elementwise scalar", [&] {
-    static_assert(sizeof(scalar_t) <= 16);
-    const scalar_t converted = c10::fetch_and_cast<scalar_t>(value.scalar_type(), value.const_data_ptr());
-    std::memcpy(bytes, &converted, sizeof(scalar_t));
+    using opmath_t = at::opmath_type<scalar_t>;
+    static_assert(sizeof(opmath_t) <= 16);
+    const at::TensorBase& value = iter.tensor_base(k);
+    // original_scalar_value only reads; it is not declared const
+    const opmath_t converted =
+        unrounded ? const_cast<at::TensorIteratorBase&>(iter).original_scalar_value<opmath_t>(k)
+                  : static_cast<opmath_t>(c10::fetch_and_cast<scalar_t>(value.scalar_type(), value.const_data_ptr()));
+    std::memcpy(bytes, &converted, sizeof(opmath_t));
   });
 }
 
+// `scalars_from` is the iterator the op built (its scalar operands keep their original values);
+// `iter` may be the casting iterator of run_elementwise's slow path, with the same operand order.
 foo::kernels::ElementwiseGeometry geometry_of(const at::TensorIteratorBase& iter,
-                                              c10::ArrayRef<at::ScalarType> operand_dtypes) {
+                                              c10::ArrayRef<at::ScalarType> operand_dtypes,
+                                              const at::TensorIteratorBase& scalars_from, uint32_t unrounded_inputs) {
   foo::kernels::ElementwiseGeometry g;
   g.numel = iter.numel();
   g.ndim = static_cast<int32_t>(iter.ndim());
@@ -34,7 +48,8 @@ foo::kernels::ElementwiseGeometry geometry_of(const at::TensorIteratorBase& iter
   g.contiguous = g.ndim <= 1;
   for (int k = 0; k < iter.ntensors(); ++k) {
     if (k >= iter.noutputs() && iter.is_cpu_scalar(k)) {
-      write_scalar(g.scalars[k], iter.tensor(k), operand_dtypes[k]);
+      const bool unrounded = (unrounded_inputs >> (k - iter.noutputs())) & 1u;
+      write_scalar(g.scalars[k], scalars_from, k, operand_dtypes[k], unrounded);
       continue;  // data stays null: the kernel reads the scalar
     }
     g.data[k] = static_cast<char*>(iter.data_ptr(k));
@@ -67,14 +82,14 @@ bool force_64bit_indexing() {
 }
 
 void run_elementwise(const at::TensorIteratorBase& iter, at::ScalarType output_dtype,
-                     c10::ArrayRef<at::ScalarType> input_dtypes, ElementwiseLaunch launch) {
+                     c10::ArrayRef<at::ScalarType> input_dtypes, ElementwiseLaunch launch, uint32_t unrounded_inputs) {
   TORCH_INTERNAL_ASSERT(iter.noutputs() == 1 && iter.ninputs() == static_cast<int>(input_dtypes.size()));
   if (iter.numel() == 0) return;
   c10::SmallVector<at::ScalarType, foo::kernels::kMaxOperands> dtypes{output_dtype};  // on the stack
   dtypes.append(input_dtypes.begin(), input_dtypes.end());
   const auto stream = foo::runtime::current_native_stream(iter.tensor(0).device().index());
   if (operands_match(iter, output_dtype, input_dtypes)) {
-    launch(stream, geometry_of(iter, dtypes));
+    launch(stream, geometry_of(iter, dtypes, iter, unrounded_inputs));
     return;
   }
   // Slow path, for mixed dtypes or too many dims: cast inputs on the device, compute into a
@@ -100,7 +115,7 @@ void run_elementwise(const at::TensorIteratorBase& iter, at::ScalarType output_d
     config.add_const_input(inputs.back());
   }
   auto cast_iter = config.build();
-  launch(stream, geometry_of(cast_iter, dtypes));
+  launch(stream, geometry_of(cast_iter, dtypes, iter, unrounded_inputs));
   if (!result.is_same(out)) out.copy_(result);
 }
 

@@ -21,9 +21,12 @@ using ElementwiseLaunch = c10::function_ref<void(foo::kernels::Stream, const foo
 // Runs `launch` over iter (operand 0 the output) once every input has the dtype the kernel reads
 // (`input_dtypes`, one per input) and the output the dtype it writes (`output_dtype`). Inputs of
 // another dtype are cast on the device first and a mismatched output gets a temporary that is
-// cast back, so kernels stay single-typed; host scalar inputs travel by value.
+// cast back, so kernels stay single-typed; host scalar inputs travel by value, in the kernel's
+// compute type: rounded to their input dtype first, except inputs i with bit i set in
+// `unrounded_inputs` (x_half * 0.3 multiplies by 0.3f, as the CPU's mul does).
 void run_elementwise(const at::TensorIteratorBase& iter, at::ScalarType output_dtype,
-                     c10::ArrayRef<at::ScalarType> input_dtypes, ElementwiseLaunch launch);
+                     c10::ArrayRef<at::ScalarType> input_dtypes, ElementwiseLaunch launch,
+                     uint32_t unrounded_inputs = 0);
 
 // Same, with every operand in the iterator's common dtype.
 void run_elementwise(const at::TensorIteratorBase& iter, ElementwiseLaunch launch);

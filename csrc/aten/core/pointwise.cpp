@@ -10,7 +10,7 @@ namespace foo::native {
 
 void run_pointwise(const at::TensorIteratorBase& iter, const char* op, PointwiseLauncher launcher,
                    const foo::kernels::PointwiseArgs& args, at::ScalarType dtype, at::ScalarType output_dtype,
-                   c10::ArrayRef<at::ScalarType> input_dtypes) {
+                   c10::ArrayRef<at::ScalarType> input_dtypes, uint32_t unrounded_inputs) {
   // A manifest whose `inputs:` disagree with the iterator ATen's meta function built.
   TORCH_CHECK(iter.noutputs() == 1 && iter.ninputs() == static_cast<int>(input_dtypes.size()), op,
               ": the manifest's formula reads ", input_dtypes.size(), " inputs, but the iterator has ", iter.ninputs(),
@@ -18,7 +18,8 @@ void run_pointwise(const at::TensorIteratorBase& iter, const char* op, Pointwise
   const PointwiseFn fn = foo::kernels::on_cuda() ? launcher.cuda : launcher.sim;
   const auto kernel = kernel_dtype(dtype);
   run_elementwise(iter, output_dtype, input_dtypes,
-                  [&](foo::kernels::Stream s, const foo::kernels::ElementwiseGeometry& g) { fn(s, kernel, g, args); });
+                  [&](foo::kernels::Stream s, const foo::kernels::ElementwiseGeometry& g) { fn(s, kernel, g, args); },
+                  unrounded_inputs);
 }
 
 foo::kernels::ScalarArg scalar_arg(const at::Scalar& value, at::ScalarType dtype) {

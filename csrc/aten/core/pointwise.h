@@ -34,10 +34,12 @@ struct PointwiseLauncher {
 #endif
 
 // Runs the launcher over iter computing in `dtype`, once the output has `output_dtype` and input
-// i has input_dtypes[i] (else run_elementwise casts through temporaries).
+// i has input_dtypes[i] (else run_elementwise casts through temporaries). A host scalar input i
+// with bit i of `unrounded_inputs` set reaches the kernel unrounded (the manifest's
+// `wrapped_numbers: {<input>: compute}`).
 void run_pointwise(const at::TensorIteratorBase& iter, const char* op, PointwiseLauncher launcher,
                    const foo::kernels::PointwiseArgs& args, at::ScalarType dtype, at::ScalarType output_dtype,
-                   c10::ArrayRef<at::ScalarType> input_dtypes);
+                   c10::ArrayRef<at::ScalarType> input_dtypes, uint32_t unrounded_inputs = 0);
 
 // The type ATen computes a dtype in (at::opmath_type): float for 16-bit floats.
 inline at::ScalarType opmath_dtype(at::ScalarType t) {

@@ -107,6 +107,12 @@ void copy_cast_on_device(const at::Tensor& src, const at::Tensor& dst) {
 // conjugate/negative bits.
 void copy_on_device(const at::Tensor& src, const at::Tensor& dst) {
   const auto from = src.scalar_type(), to = dst.scalar_type();
+  // Same dtype: the bits move unchanged (a 16-bit float through the cast kernel would be widened
+  // to float and back, which quiets a signalling NaN's payload; the CPU's copy keeps it).
+  if (from == to && !at::isComplexType(from)) {
+    const auto as = bytes_dtype(from);
+    return copy_cast_on_device(reinterpret(src, as), reinterpret(dst, as));
+  }
   const bool from_kernel = has_kernel_dtype(from) || has_complex_kernel_dtype(from);
   if (from_kernel && (has_kernel_dtype(to) || has_complex_kernel_dtype(to))) {
     // complex64/complex128 with each other and the real dtypes: one cast kernel (kernels/core/dtype.h
@@ -119,10 +125,6 @@ void copy_on_device(const at::Tensor& src, const at::Tensor& dst) {
   TORCH_CHECK_NOT_IMPLEMENTED(device_converts(from, to), "copy_: foo cannot convert ", from, " to ", to,
                               " on the device (no foo kernel computes ", has_kernel_dtype(from) ? to : from,
                               "); convert on the CPU instead, e.g. t.cpu().to(dtype)");
-  if (from == to && !at::isComplexType(from)) {
-    const auto as = bytes_dtype(from);
-    return copy_cast_on_device(reinterpret(src, as), reinterpret(dst, as));
-  }
   if (at::isComplexType(to)) {  // from complex: both parts; from real: the real part, imaginary 0
     const auto parts = reinterpret(dst, c10::toRealValueType(to));
     if (at::isComplexType(from)) return copy_on_device(reinterpret(src, c10::toRealValueType(from)), parts);

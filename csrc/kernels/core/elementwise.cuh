@@ -10,11 +10,15 @@
 
 namespace foo::kernels::FOO_TARGET {
 
+// Operand k of element `offset`, in the type kernels compute with (opmath_t: float for the 16-bit
+// floats, exact). A host scalar operand arrives in that type already: the host decides whether it
+// was rounded to T first (TensorIterator's promotion) or not (the CPU's mul/div kernels), so
+// x_half * 0.3 can multiply by 0.3f as the CPU does (csrc/aten/elementwise.cpp).
 template <typename T, typename index_t>
-__device__ __forceinline__ T load_operand(const ElementwiseGeometry& g, int k, index_t offset) {
+__device__ __forceinline__ opmath_t<T> load_operand(const ElementwiseGeometry& g, int k, index_t offset) {
   const char* base = g.data[k];
-  if (base == nullptr) return *reinterpret_cast<const T*>(g.scalars[k]);
-  return *reinterpret_cast<const T*>(base + offset);
+  if (base == nullptr) return *reinterpret_cast<const opmath_t<T>*>(g.scalars[k]);
+  return static_cast<opmath_t<T>>(*reinterpret_cast<const T*>(base + offset));
 }
 
 // Byte offsets of element `linear` in every operand, innermost dim first (as TensorIterator orders).

@@ -21,9 +21,8 @@ template <LossOp Op, typename T>
 struct LossFn {
   opmath_t<T> p;
   DeviceErrorSite error;  // Bce only
-  __device__ T operator()(T a, T b) const {
-    using M = opmath_t<T>;
-    const M x = static_cast<M>(a), y = static_cast<M>(b);
+  using M = opmath_t<T>;
+  __device__ T operator()(M x, M y) const {  // operands arrive in opmath_t (elementwise.cuh)
     if constexpr (Op == LossOp::Mse) {
       const M d = x - y;
       return cast<T>(d * d);
@@ -45,9 +44,8 @@ struct LossFn {
 template <LossBackwardOp Op, typename T>
 struct LossBackwardFn {
   opmath_t<T> norm, p;
-  __device__ T operator()(T a, T b, T grad) const {
-    using M = opmath_t<T>;
-    const M x = static_cast<M>(a), y = static_cast<M>(b), g = static_cast<M>(grad);
+  using M = opmath_t<T>;
+  __device__ T operator()(M x, M y, M g) const {
     if constexpr (Op == LossBackwardOp::Mse) {
       return cast<T>(norm * (x - y) * g);
     } else if constexpr (Op == LossBackwardOp::SmoothL1) {
@@ -66,9 +64,8 @@ struct LossBackwardFn {
 
 template <typename T>
 struct LogSigmoidFn {
-  __device__ T operator()(T a) const {
-    using M = opmath_t<T>;
-    const M x = static_cast<M>(a);
+  using M = opmath_t<T>;
+  __device__ T operator()(M x) const {
     const M lo = x < M(0) ? x : M(0);
     return cast<T>(lo - math::log1p(math::exp(-abs_of(x))));
   }

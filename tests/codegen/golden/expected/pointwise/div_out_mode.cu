@@ -13,9 +13,9 @@ struct div_out_mode_0 {
   using M = opmath_t<T>;
   using Out = operand_t<Same, T>;
   explicit div_out_mode_0(const PointwiseArgs&) {}
-  __device__ Out operator()(T self_, T other_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
-    [[maybe_unused]] const M other = static_cast<M>(other_);
+  __device__ Out operator()(M self_, M other_) const {
+    [[maybe_unused]] const M self = self_;
+    [[maybe_unused]] const M other = other_;
     return cast<Out>(
         self / other
     );
@@ -28,9 +28,9 @@ struct div_out_mode_1 {
   using M = opmath_t<T>;
   using Out = operand_t<Same, T>;
   explicit div_out_mode_1(const PointwiseArgs&) {}
-  __device__ Out operator()(T self_, T other_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
-    [[maybe_unused]] const M other = static_cast<M>(other_);
+  __device__ Out operator()(M self_, M other_) const {
+    [[maybe_unused]] const M self = self_;
+    [[maybe_unused]] const M other = other_;
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
       return cast<Out>(
           math::div_trunc_int(self, other)
@@ -51,9 +51,9 @@ struct div_out_mode_2 {
   using M = opmath_t<T>;
   using Out = operand_t<Same, T>;
   explicit div_out_mode_2(const PointwiseArgs&) {}
-  __device__ Out operator()(T self_, T other_) const {
-    [[maybe_unused]] const M self = static_cast<M>(self_);
-    [[maybe_unused]] const M other = static_cast<M>(other_);
+  __device__ Out operator()(M self_, M other_) const {
+    [[maybe_unused]] const M self = self_;
+    [[maybe_unused]] const M other = other_;
     return cast<Out>([&]() {
       const M q = self / other;
       return math::floor(q);
