@@ -16,9 +16,9 @@ struct axpby_0 {
   M b;
   explicit axpby_0(const PointwiseArgs& args)
       : a(args.scalars[0].as<M>()), b(args.scalars[1].as<M>()) {}
-  __device__ Out operator()(T x_, T y_) const {
-    [[maybe_unused]] const M x = static_cast<M>(x_);
-    [[maybe_unused]] const M y = static_cast<M>(y_);
+  __device__ Out operator()(M x_, M y_) const {
+    [[maybe_unused]] const M x = x_;
+    [[maybe_unused]] const M y = y_;
     return cast<Out>(
         a * x + b * y
     );

@@ -13,9 +13,9 @@ struct bias_gelu_0 {
   using M = opmath_t<T>;
   using Out = operand_t<Same, T>;
   explicit bias_gelu_0(const PointwiseArgs&) {}
-  __device__ Out operator()(T x_, T bias_) const {
-    [[maybe_unused]] const M x = static_cast<M>(x_);
-    [[maybe_unused]] const M bias = static_cast<M>(bias_);
+  __device__ Out operator()(M x_, M bias_) const {
+    [[maybe_unused]] const M x = x_;
+    [[maybe_unused]] const M bias = bias_;
     return cast<Out>([&]() {
       const M z = x + bias;
       return M(0.5) * z * (M(1) + math::erf(z * M(math::kSqrt1_2)));

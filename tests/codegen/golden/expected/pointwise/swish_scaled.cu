@@ -15,8 +15,8 @@ struct swish_scaled_0 {
   M beta;
   explicit swish_scaled_0(const PointwiseArgs& args)
       : beta(args.scalars[0].as<M>()) {}
-  __device__ Out operator()(T x_) const {
-    [[maybe_unused]] const M x = static_cast<M>(x_);
+  __device__ Out operator()(M x_) const {
+    [[maybe_unused]] const M x = x_;
     return cast<Out>(
         x / (M(1) + math::exp(-beta * x))
     );
