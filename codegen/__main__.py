@@ -8,6 +8,7 @@ import sys
 
 from .aten import load_aten
 from .gen_custom import gen_custom
+from .gen_custom_py import gen_custom_py
 from .gen_header import KERNEL_HEADER_DIR, gen_headers
 from .gen_pointwise import gen_pointwise
 from .gen_pyi import gen_pyi
@@ -24,6 +25,12 @@ def display_path(path: str) -> str:
     """The manifest path as stamped and reported: relative to the working directory when inside it."""
     rel = os.path.relpath(os.path.abspath(path))
     return path if rel.startswith("..") else rel.replace(os.sep, "/")
+
+
+def custom_ops_path(pyi_path: str) -> str:
+    """The generated Python registrations (fake, autograd) of the custom ops: beside the stub,
+    torch_foo/_custom_ops.py for the committed torch version."""
+    return os.path.join(os.path.dirname(pyi_path), "_custom_ops.py")
 
 
 POINTWISE_DIR = "pointwise"  # under --out: one kernel (.cu) and host (.cpp) file per pointwise entry
@@ -47,6 +54,7 @@ def generate(manifest_path: str, out_dir: str, pyi_path: str) -> dict[str, str]:
         os.path.join(out_dir, "FooPythonOps.cpp"): gen_python(plan),
         os.path.join(out_dir, TORCH_VERSION_FILE): gen_torch_version(plan),
         pyi_path: gen_pyi(plan),
+        custom_ops_path(pyi_path): gen_custom_py(plan),
     })
     return files
 

@@ -12,6 +12,8 @@ def gen_custom(plan: Plan) -> str:
     defs = [
         {"schema": cpp_string(str(c.f.func)), "tags": ", ".join(f"at::Tag::{t}" for t in c.tags)} for c in plan.custom
     ]
-    wrappers = [wrapper(c.f, c.f, c.kernel, "direct", "foo") for c in plan.custom]
-    headers = list(dict.fromkeys(kernel_header(c.kernel) for c in plan.custom))
+    # Pointwise custom ops register their kernel in their own generated/pointwise/<kernel>.cpp.
+    by_hand = [c for c in plan.custom if c.pointwise is None]
+    wrappers = [wrapper(c.f, c.f, c.kernel, "direct", "foo") for c in by_hand]
+    headers = list(dict.fromkeys(kernel_header(c.kernel) for c in by_hand))
     return render("FooCustomOps.cpp.j2", stamp=stamp(plan.manifest_path), defs=defs, wrappers=wrappers, headers=headers)

@@ -56,6 +56,10 @@ _GROUP_CONDITION = {
 }
 
 
+def qualified_name(k: Kernel) -> str:
+    return f"{'foo' if k.custom else 'aten'}::{k.f.func.name}"
+
+
 def launcher(k: Kernel) -> str:
     return f"pointwise_{k.name}"
 
@@ -151,7 +155,7 @@ def _functor(k: Kernel, i: int, case: Case) -> _Functor:
     when = f", when {case.when}" if case.when else ""
     return _Functor(
         name=f"{k.name}_{i}",
-        comment=f"formula {i + 1} of aten::{k.f.func.name}{when}",
+        comment=f"formula {i + 1} of {qualified_name(k)}{when}",
         params=", ".join(params),
         conversions=tuple(conversions),
         body=tuple(_formula_lines(case)),
@@ -177,7 +181,7 @@ def gen_kernel(plan: Plan, k: Kernel) -> str:
     return render(
         "pointwise_kernel.cu.j2",
         stamp=stamp(manifest),
-        op=f"aten::{k.f.func.name}",
+        op=qualified_name(k),
         launcher=launcher(k),
         op_name=k.pointwise.op_name,
         scalars=_scalar_members(k),
@@ -290,13 +294,15 @@ def gen_host(plan: Plan, k: Kernel) -> str:
     manifest = plan.manifest_path
     pw = k.pointwise
     ops = plan.ops_of(k)
+    namespace = "foo" if k.custom else "aten"
     ctx = dict(
         stamp=stamp(manifest),
-        op=f"aten::{k.f.func.name}",
+        op=qualified_name(k),
         manifest=manifest,
         launcher=launcher(k),
         kernel_name=k.name,
-        registered=", ".join(str(op.f.func.name) for op in ops),
+        namespace=namespace,
+        registered=", ".join(str(op.f.func.name) for op in ops) if not k.custom else str(k.f.func.name),
         manual=pw.iterator == "manual",
         structured_class="",
         meta_header="",
@@ -328,7 +334,9 @@ def gen_host(plan: Plan, k: Kernel) -> str:
         prologue, result = _iterator(k)
         ctx.update(prologue=prologue, result=result,
                    body=["const at::ScalarType dtype = iter.common_dtype();"] + _body(k, "iter", manifest))
-    if pw.iterator != "manual":
+    if k.custom:  # the schema is defined in FooCustomOps.cpp; the kernel registers here
+        ctx["wrappers"] = [wrapper(k.f, k.f, k.name, "direct", "foo")]
+    elif pw.iterator != "manual":
         ctx["wrappers"] = [wrapper(op.f, op.kernel_f, op.kernel, op.kind, "aten", op.guard) for op in ops]
     return render("pointwise_host.cpp.j2", **ctx)
 

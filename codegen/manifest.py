@@ -12,7 +12,7 @@ from .yaml_lines import DuplicateKey, LineDict, LineList, load
 
 TOP_KEYS = ("aten", "custom")
 ATEN_KEYS = ("op", "kernel", "out_as_primary", "pointwise", "tests")
-CUSTOM_KEYS = ("schema", "kernel", "tags", "tests")
+CUSTOM_KEYS = ("schema", "kernel", "tags", "pointwise", "derivatives", "reference", "tests")
 # Keys of an entry's optional `tests:` mapping (read by tests/ops/, not by the generators).
 # Custom ops have no OpInfo, so they can only say which tests cover them. A backward op has no
 # OpInfo either: `gradient_of` names the OpInfos whose gradient tests reach it (tests/ops checks
@@ -54,6 +54,14 @@ class AtenEntry:
 
 
 @dataclass(frozen=True)
+class Formula:
+    """A Python expression of the manifest (a derivative, a reference), and where it is."""
+
+    text: str
+    line: int
+
+
+@dataclass(frozen=True)
 class CustomEntry:
     schema: str
     kernel: str
@@ -62,6 +70,14 @@ class CustomEntry:
     tests: Tests = Tests()
     tag_lines: tuple[int, ...] = ()  # of each tag, for messages
     kernel_line: int = 0
+    pointwise: Pointwise | None = None  # the kernel is generated from this formula, as for aten entries
+    # Argument name -> the gradient of that input, a Python expression over `grad`, the arguments
+    # and `result` (derivatives.yaml style); codegen registers the op's autograd from them.
+    derivatives: tuple[tuple[str, Formula], ...] = ()
+    derivatives_line: int = 0
+    # What the op computes, as a Python expression over its arguments with torch ops: the CPU
+    # reference of its generated tests (tests/ops/test_custom_ops.py).
+    reference: Formula | None = None
 
 
 @dataclass(frozen=True)
@@ -177,8 +193,32 @@ def _custom_entry(e: LineDict, line: int, path: str) -> CustomEntry:
         )
     # A flow list ([a, b]) sits on its key's line; a block list has a line per item.
     tag_lines = tuple(getattr(tags, "item_lines", [e.key_lines.get("tags", line)] * len(tags)))
+    pointwise = None
+    if "pointwise" in e:
+        try:
+            pointwise = parse_pointwise(e["pointwise"], e.key_lines["pointwise"])
+        except SpecError as err:
+            raise ManifestError(path, err.line, err.what, err.suggestion) from None
+    derivatives = e.get("derivatives", LineDict())
+    if "derivatives" in e and (not isinstance(derivatives, LineDict) or not derivatives):
+        raise ManifestError(
+            path, e.key_lines["derivatives"], f"'derivatives' must be a non-empty mapping of argument to formula, got {derivatives!r}",
+            "write e.g. 'derivatives: {x: \"grad * a\", y: \"grad * b\"}'",
+        )
+    for name, text in derivatives.items():
+        if not isinstance(text, str) or not text.strip():
+            raise ManifestError(
+                path, derivatives.key_lines[name], f"the derivative for '{name}' must be a non-empty Python expression, got {text!r}",
+                f"write e.g. '{name}: \"grad * 2 * {name}\"' (names: grad, result and the op's arguments)",
+            )
+    reference = None
+    if "reference" in e:
+        reference = Formula(_string(e, "reference", path, "write what the op computes with torch ops, e.g. 'a * x + b * y'"),
+                            e.key_lines["reference"])
     return CustomEntry(schema, _kernel(e, path), tuple(tags), line, _tests(e, path, CUSTOM_TEST_KEYS), tag_lines,
-                       e.key_lines["kernel"])
+                       e.key_lines["kernel"], pointwise,
+                       tuple((str(n), Formula(t.strip(), derivatives.key_lines[n])) for n, t in derivatives.items()),
+                       e.key_lines.get("derivatives", 0), reference)
 
 
 def _tests(e: LineDict, path: str, allowed) -> Tests:

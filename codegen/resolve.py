@@ -11,6 +11,7 @@ from torchgen.model import BaseTy, BaseType, FunctionSchema, Location, NativeFun
 from . import structured
 from .aten import Aten
 from .cpp_wrapper import needs_guard
+from .custom_spec import Derivative, check_custom_pointwise, check_derivatives, check_python_names, check_reference
 from .manifest import AtenEntry, CustomEntry, Manifest, ManifestError, did_you_mean
 from .names import CPP_KEYWORDS
 from .pointwise_spec import Case, Operand, Pointwise
@@ -40,6 +41,13 @@ class CustomOp:
     f: NativeFunction
     kernel: str
     tags: tuple[str, ...]
+    pointwise: PointwiseKernel | None = None  # generated kernel and fake implementation
+    derivatives: tuple[Derivative, ...] = ()  # generated autograd (torch_foo/_custom_ops.py)
+    line: int = 0
+
+    @property
+    def name(self) -> str:
+        return f"{NAMESPACE}::{self.f.func.name}"
 
 
 @dataclass(frozen=True)
@@ -116,7 +124,7 @@ def resolve(m: Manifest, aten: Aten) -> Plan:
     custom = _custom_ops(m, aten)
     for c, e in zip(custom, m.custom):
         _claim_kernel(names, c.kernel, e.line, e.kernel_line or e.line, m.path)
-        kernels.append(Kernel(c.kernel, c.f, e.line, custom=True))
+        kernels.append(Kernel(c.kernel, c.f, e.line, pointwise=c.pointwise, custom=True))
     return Plan(m.path, tuple(kernels), tuple(ops), tuple(custom))
 
 
@@ -233,25 +241,29 @@ def _scalar_type(t) -> tuple[bool, bool]:
     return t in _SCALAR_TYPES, False
 
 
-def _pointwise(e: AtenEntry, f: NativeFunction, group: NativeFunctionsGroup | None, path: str) -> PointwiseKernel:
+def _pointwise(e: AtenEntry | CustomEntry, f: NativeFunction, group: NativeFunctionsGroup | None, path: str) -> PointwiseKernel:
     spec = e.pointwise
     line = spec.line
+    label = e.op if isinstance(e, AtenEntry) else f"{NAMESPACE}::{f.func.name}"
 
     def error(at: int, what: str, suggestion: str):
-        raise ManifestError(path, at, f"{e.op}: {what}", suggestion)
+        raise ManifestError(path, at, f"{label}: {what}", suggestion)
+
+    if isinstance(e, CustomEntry):
+        check_custom_pointwise(f, spec, error)
 
     outs = f.func.arguments.out
     if len(outs) > 1 or len(f.func.returns) != 1:
         error(line, "a pointwise formula computes one output", "implement ops with several outputs in csrc/aten")
     if group is not None:
         if spec.iterator:
-            error(spec.line_of("iterator"), f"'{e.op}' is structured: ATen's meta function builds its iterator",
+            error(spec.line_of("iterator"), f"'{label}' is structured: ATen's meta function builds its iterator",
                   "remove 'iterator:'")
         if group.out.structured_inherits != "TensorIteratorBase":
-            error(line, f"'{e.op}' is structured, but its meta function builds no TensorIterator",
+            error(line, f"'{label}' is structured, but its meta function builds no TensorIterator",
                   "implement its impl() in csrc/aten instead (docs/adding-an-op.md)")
     elif not spec.iterator:
-        error(line, f"'{e.op}' has no structured meta function, so the spec must say how to build the iterator",
+        error(line, f"'{label}' has no structured meta function, so the spec must say how to build the iterator",
               "add 'iterator:' (" + ", ".join(("unary_op", "binary_op", "comparison_op", "no_promotion", "manual")) + ", ...)")
     args = list(f.func.arguments.flat_non_out)
     arg_names = [a.name for a in args]
@@ -292,7 +304,7 @@ def _pointwise(e: AtenEntry, f: NativeFunction, group: NativeFunctionsGroup | No
                       "fix 'inputs:' or 'iterator:'")
             for o in c.inputs:
                 if o.name not in tensors:
-                    error(c.line, f"operand '{o.name}' is not a tensor argument of '{e.op}'",
+                    error(c.line, f"operand '{o.name}' is not a tensor argument of '{label}'",
                           did_you_mean(o.name, tensors, "tensor arguments: " + ", ".join(tensors)))
     for name, _ in spec.wrapped_numbers:
         if name not in operand_names:
@@ -303,7 +315,8 @@ def _pointwise(e: AtenEntry, f: NativeFunction, group: NativeFunctionsGroup | No
         known = {o.name for o in c.inputs} | {n for n, _ in scalar_args} | {f"has_{n}" for n, opt in scalar_args if opt}
         for _, text, at in c.formula:
             _check_formula_names(text, known, lambda what, hint, at=at: error(at, what, hint))
-    return PointwiseKernel(spec, f.func.name.name.base, cases, scalars, spec.iterator)
+    op_name = f.func.name.name.base if isinstance(e, AtenEntry) else label
+    return PointwiseKernel(spec, op_name, cases, scalars, spec.iterator)
 
 
 # Names a formula may use besides its operands and scalars: the compute and element types, the
@@ -341,7 +354,12 @@ def _custom_ops(m: Manifest, aten: Aten) -> list[CustomOp]:
                 "remove one, or give this one another overload name ('name.overload')",
             )
         seen[name] = e.line
-        out.append(CustomOp(f, e.kernel, e.tags))
+        label = f"{NAMESPACE}::{name}"
+        check_python_names(f, e, m.path, label)
+        pointwise = _pointwise(e, f, None, m.path) if e.pointwise else None
+        derivatives = check_derivatives(f, e, m.path, label)
+        check_reference(f, e.reference, m.path, label)
+        out.append(CustomOp(f, e.kernel, e.tags, pointwise, derivatives, e.line))
     return out
 
 

@@ -4,29 +4,9 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
-#include "aten/core/device_check.h"
-#include "native/axpby.h"
-
-namespace {
-
-using foo::native::check_device;
-using foo::native::note_device;
-
-at::Tensor wrapper_axpby(const at::Tensor & x, const at::Tensor & y, double a, double b) {
-  FOO_COUNT_CALL("axpby");
-  ::std::optional<c10::Device> common_device_;
-  check_device("foo::axpby", "x", x, common_device_, false);
-  check_device("foo::axpby", "y", y, common_device_, false);
-  const c10::OptionalDeviceGuard device_guard_(common_device_);
-  return foo::native::axpby(x, y, a, b);
-}
-
-}  // namespace
 
 TORCH_LIBRARY(foo, m) {
   m.def("axpby(Tensor x, Tensor y, float a=1, float b=1) -> Tensor", {at::Tag::pointwise});
+  m.def("bias_gelu(Tensor x, Tensor bias) -> Tensor", {at::Tag::pointwise});
 }
-
-TORCH_LIBRARY_IMPL(foo, PrivateUse1, m) {
-  m.impl("axpby", TORCH_FN(wrapper_axpby));
-}
+// Every custom op's kernel is generated from its formula and registers in generated/pointwise/.

@@ -276,4 +276,3 @@
 #include "native/thnn_fused_lstm_cell_backward_impl.h"
 #include "native/thnn_fused_gru_cell.h"
 #include "native/thnn_fused_gru_cell_backward.h"
-#include "native/axpby.h"

@@ -66,3 +66,23 @@ def test_opcheck():
     """torch.library.opcheck: schema, fake impl, autograd registration and AOT dispatch agree."""
     x, y, fx, fy = _pair()
     torch.library.opcheck(torch.ops.foo.axpby.default, (fx, fy), {"a": 2.0, "b": -0.5})
+
+
+def test_broadcasts_and_promotes_like_torch():
+    """On the pointwise route axpby is a TensorIterator op: shapes broadcast and dtypes promote as
+    in `a * x + b * y` (the hand-written kernel it replaced refused both)."""
+    g = torch.Generator().manual_seed(1)
+    x, y = torch.randn(4, 1, 3, generator=g), torch.randn(3, generator=g, dtype=torch.float64)
+    out = torch_foo.ops.axpby(x.to("foo"), y.to("foo"), a=2.0, b=-1.0)
+    _check(out, 2 * x - y)
+    with pytest.raises(RuntimeError, match="foo::axpby.*Int"):
+        torch_foo.ops.axpby(torch.ones(2, dtype=torch.int32, device="foo"), torch.ones(2, dtype=torch.int32, device="foo"))
+
+
+def test_gradients_from_the_manifest():
+    """`derivatives: {x: "grad * a", y: "grad * b"}`, y broadcast: its gradient is summed."""
+    x = torch.randn(4, 3, device="foo", requires_grad=True)
+    y = torch.randn(3, device="foo", requires_grad=True)
+    torch_foo.ops.axpby(x, y, a=2.0, b=0.5).sum().backward()
+    torch.testing.assert_close(x.grad.cpu(), torch.full((4, 3), 2.0))
+    torch.testing.assert_close(y.grad.cpu(), torch.full((3,), 2.0))

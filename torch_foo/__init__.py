@@ -34,7 +34,8 @@ if _backend_registration._privateuse1_backend_name != "foo":
 from torch_foo import _C  # noqa: E402  (library load registers ops/guard/hooks)
 from torch_foo import device  # noqa: E402
 from torch_foo import ops  # noqa: E402
-from torch_foo import fake_ops  # noqa: E402,F401  (registers the custom ops' fake impls)
+from torch_foo import fake_ops  # noqa: E402,F401  (hand-written fake impls of custom ops)
+from torch_foo import _custom_ops  # noqa: E402,F401  (generated: fake impls and autograd of the custom ops)
 from torch_foo import distributed  # noqa: E402,F401  (registers the fooccl c10d backend)
 from torch_foo import _autograd_exit  # noqa: E402,F401  (exit after a foo backward never aborts)
 from torch_foo import _call_counts  # noqa: E402

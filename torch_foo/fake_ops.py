@@ -1,12 +1,8 @@
-"""Fake (meta) implementations of the foo custom ops: shapes and dtypes without data, which
-torch.compile and torch.library.opcheck need to trace them. A custom op runs without one; add
-one here when it should be compiled."""
+"""Hand-written fake (meta) implementations of foo custom ops: shapes and dtypes without data,
+which torch.compile and torch.library.opcheck need to trace an op.
 
-import torch
-
-
-@torch.library.register_fake("foo::axpby")
-def _axpby(x, y, a=1.0, b=1.0):
-    torch._check(x.shape == y.shape, lambda: f"foo::axpby: shapes {x.shape} and {y.shape} differ")
-    torch._check(x.dtype == y.dtype, lambda: f"foo::axpby: dtypes {x.dtype} and {y.dtype} differ")
-    return torch.empty_like(x, memory_format=torch.contiguous_format)
+A custom op with a `pointwise:` formula gets its fake implementation generated
+(torch_foo/_custom_ops.py, from its iterator's shape rule); only a custom op with a hand-written
+kernel needs one here, registered with ``@torch.library.register_fake("foo::<name>")``. Today
+every custom op is pointwise, so there is none.
+"""

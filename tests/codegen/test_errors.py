@@ -11,6 +11,11 @@ VIEW = "aten:\n  - op: view\n    kernel: view\n"
 EXP = "aten:\n  - op: exp.out\n    kernel: exp_out\n"
 ABS = "aten:\n  - op: abs.out\n    kernel: abs_out\n"
 AXPBY = 'custom:\n  - schema: "foo::axpby(Tensor x, Tensor y) -> Tensor"\n    kernel: axpby\n'
+# A custom pointwise op; its `pointwise:` is on line 4, what follows on line 5.
+SCALE_ADD = ('custom:\n  - schema: "foo::scale_add(Tensor x, Tensor y, float a=1) -> Tensor"\n    kernel: scale_add\n'
+             '    pointwise: {dtypes: floating, iterator: binary_op, formula: "a * x + y"}\n')
+LESS = ('custom:\n  - schema: "foo::less(Tensor x, Tensor y) -> Tensor"\n    kernel: less\n'
+        '    pointwise: {dtypes: all, iterator: comparison_op, output: bool, formula: "x < y"}\n')
 
 # id: (manifest text, line, words in the message, words in the suggestion)
 CASES = {
@@ -107,6 +112,61 @@ CASES = {
         ["'gradient_of'", "cannot go with 'skip'"], ["keep either"],
     ),
     "tests_custom_opinfo": (AXPBY + "    tests:\n      opinfo: [add]\n", 5, ["unknown key 'opinfo'"], ["'covered_by'"]),
+    "derivative_unknown_argument": (
+        SCALE_ADD + '    derivatives:\n      x: "grad * a"\n      yy: "grad"\n', 7,
+        ["foo::scale_add", "'derivatives:' names 'yy'", "not an argument"], ["did you mean 'y'"],
+    ),
+    "derivative_unknown_argument_no_close_name": (
+        SCALE_ADD + '    derivatives: {weight: "grad"}\n', 5, ["names 'weight'"], ["differentiable arguments: x, y"],
+    ),
+    "derivative_of_non_tensor_argument": (
+        SCALE_ADD + '    derivatives:\n      a: "grad * x"\n', 6, ["'a' is a float argument", "not differentiable"], ["only Tensor arguments", "x, y"],
+    ),
+    "derivative_on_bool_output": (
+        LESS + '    derivatives: {x: "grad"}\n', 5, ["foo::less", "not differentiable", "bool"], ["remove 'derivatives:'"],
+    ),
+    "derivative_on_integer_only_op": (
+        'custom:\n  - schema: "foo::inc(Tensor x) -> Tensor"\n    kernel: inc\n'
+        '    pointwise: {dtypes: integral, iterator: unary_op, formula: "x + 1"}\n    derivatives: {x: "grad"}\n', 5,
+        ["not differentiable", "computes only in int16, int32, int64, int8, uint8"], ["remove 'derivatives:'"],
+    ),
+    "derivative_on_non_tensor_return": (
+        'custom:\n  - schema: "foo::count(Tensor x) -> int"\n    kernel: count\n    derivatives: {x: "grad"}\n', 4,
+        ["not differentiable", "returns int"], ["remove 'derivatives:'"],
+    ),
+    "derivative_uses_unknown_name": (
+        SCALE_ADD + '    derivatives: {x: "grad * aa"}\n', 5, ["derivative for 'x' uses 'aa'"], ["did you mean 'a'"],
+    ),
+    "derivative_not_python": (SCALE_ADD + '    derivatives: {x: "grad *"}\n', 5, ["not a Python expression"], ["torch ops"]),
+    "derivative_empty": (SCALE_ADD + '    derivatives: {x: ""}\n', 5, ["derivative for 'x' must be a non-empty"], ["grad"]),
+    "derivatives_not_mapping": (SCALE_ADD + '    derivatives: [x]\n', 5, ["'derivatives' must be a non-empty mapping"], ["derivatives: {x:"]),
+    "derivative_keyword_only": (
+        'custom:\n  - schema: "foo::f(Tensor x, *, Tensor y) -> Tensor"\n    kernel: f\n    derivatives: {y: "grad"}\n', 4,
+        ["'y' is keyword-only"], ["before the '*'"],
+    ),
+    "reference_uses_unknown_name": (SCALE_ADD + '    reference: "a * x + z"\n', 5, ["reference uses 'z'"], ["names: x, y, a"]),
+    "custom_pointwise_without_iterator": (
+        'custom:\n  - schema: "foo::f(Tensor x) -> Tensor"\n    kernel: f\n    pointwise: {dtypes: floating, formula: "x"}\n', 4,
+        ["foo::f", "names no iterator", "fake implementation"], ["'iterator:'", "binary_op"],
+    ),
+    "custom_pointwise_manual_iterator": (
+        'custom:\n  - schema: "foo::f(Tensor x) -> Tensor"\n    kernel: f\n    pointwise: {dtypes: floating, iterator: manual, formula: "x"}\n', 4,
+        ["iterator 'manual' has no standard shape rule"], ["unary_op"],
+    ),
+    "custom_pointwise_not_functional": (
+        'custom:\n  - schema: "foo::f(Tensor x) -> (Tensor, Tensor)"\n    kernel: f\n    pointwise: {dtypes: floating, iterator: unary_op, formula: "x"}\n', 4,
+        ["must be functional"], ["-> Tensor"],
+    ),
+    "custom_pointwise_output": (
+        SCALE_ADD.replace("iterator: binary_op,", "iterator: binary_op, output: float64,"), 4, ["result dtype is its iterator's"], ["remove 'output:'"],
+    ),
+    "custom_pointwise_formula_unknown_name": (
+        SCALE_ADD.replace('"a * x + y"', '"aa * x + y"'), 4, ["foo::scale_add", "uses 'aa'"], ["did you mean 'a'"],
+    ),
+    "custom_argument_python_keyword": (
+        'custom:\n  - schema: "foo::f(Tensor x, Tensor lambda) -> Tensor"\n    kernel: f\n    pointwise: {dtypes: floating, iterator: binary_op, formula: "x"}\n', 2,
+        ["'lambda' is a Python keyword"], ["rename it"],
+    ),
     "invalid_yaml": ("aten:\n  - op: [view\n", 3, ["invalid YAML"], ["fix the YAML syntax"]),
 }
 

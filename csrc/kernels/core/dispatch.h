@@ -12,7 +12,7 @@ using Stream = void*;
 bool on_cuda();
 }  // namespace foo::kernels
 
-// FOO_DECLARE_KERNEL(void, axpby, (Stream, const float*, ...)) declares the launcher in both
+// FOO_DECLARE_KERNEL(void, histc, (Stream, DType, const void*, ...)) declares the launcher in both
 // target namespaces; the .cu file defines it once, for whichever target compiles it.
 // The _IN forms do the same in another namespace `ns` (ns::sim / ns::cuda): an extension's
 // kernels live in the extension's own namespace (docs/extensions.md).

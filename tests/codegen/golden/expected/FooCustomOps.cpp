@@ -25,6 +25,7 @@ at::Tensor wrapper_axpby(const at::Tensor & x, const at::Tensor & y, double a, d
 
 TORCH_LIBRARY(foo, m) {
   m.def("axpby(Tensor x, Tensor y, float a=1, float b=1) -> Tensor", {at::Tag::pointwise});
+  m.def("swish_scaled(Tensor x, Scalar beta=1) -> Tensor");
 }
 
 TORCH_LIBRARY_IMPL(foo, PrivateUse1, m) {

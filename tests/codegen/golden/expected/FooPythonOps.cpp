@@ -46,11 +46,37 @@ PyObject* py_axpby(PyObject* /*self*/, PyObject* args, PyObject* kwargs) {
   END_HANDLE_TH_ERRORS
 }
 
+PyObject* py_swish_scaled(PyObject* /*self*/, PyObject* args, PyObject* kwargs) {
+  HANDLE_TH_ERRORS
+  static torch::PythonArgParser parser({
+      "swish_scaled(Tensor x, Scalar beta=1)",
+  });
+  torch::ParsedArgs<2> parsed_args;
+  auto _r = parser.parse(args, kwargs, parsed_args);
+  switch (_r.idx) {
+    case 0: {
+      // foo::swish_scaled(Tensor x, Scalar beta=1) -> Tensor
+      static auto op = c10::Dispatcher::singleton()
+                           .findSchemaOrThrow("foo::swish_scaled", "")
+                           .typed<at::Tensor (const at::Tensor &, const at::Scalar &)>();
+      // The arguments are parsed (with the GIL) before the lambda runs without it.
+      auto dispatch = [](const at::Tensor & x, const at::Scalar & beta) -> at::Tensor {
+        pybind11::gil_scoped_release no_gil;
+        return op.call(x, beta);
+      };
+      return torch::autograd::utils::wrap(dispatch(_r.tensor(0), _r.scalar(1)));
+    }
+  }
+  Py_RETURN_NONE;
+  END_HANDLE_TH_ERRORS
+}
+
 }  // namespace
 
 PyMethodDef* custom_op_methods() {
   static PyMethodDef methods[] = {
       {"axpby", castPyCFunctionWithKeywords(py_axpby), METH_VARARGS | METH_KEYWORDS, nullptr},
+      {"swish_scaled", castPyCFunctionWithKeywords(py_swish_scaled), METH_VARARGS | METH_KEYWORDS, nullptr},
       {nullptr, nullptr, 0, nullptr},
   };
   return methods;
