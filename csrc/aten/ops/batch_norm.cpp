@@ -11,6 +11,7 @@
 #include <ATen/native/Resize.h>
 
 #include "aten/core/kernel_dtype.h"
+#include "aten/core/launch_args.h"
 #include "aten/core/layout.h"
 #include "kernels/ops/norm.h"
 #include "native/batch_norm_backward.h"
@@ -22,18 +23,13 @@
 #include "native/native_batch_norm_legit_no_stats_out.h"
 #include "native/native_batch_norm_legit_out.h"
 #include "native/native_batch_norm_out.h"
-#include "runtime/stream.h"
 
 namespace foo::native {
 namespace {
 
 using foo::kernels::ChannelTensorRef;
 
-foo::kernels::Stream stream_of(const at::Tensor& t) { return foo::runtime::current_native_stream(t.device().index()); }
-
 at::Tensor defined_or_empty(const std::optional<at::Tensor>& t) { return t.has_value() ? *t : at::Tensor(); }
-const void* ptr_or_null(const at::Tensor& t) { return t.defined() ? t.const_data_ptr() : nullptr; }
-void* mutable_ptr_or_null(const at::Tensor& t) { return t.defined() ? t.mutable_data_ptr() : nullptr; }
 
 // t as [N, C, S] (S: the spatial dims merged), or nullopt when its spatial dims do not merge.
 std::optional<ChannelTensorRef> channel_view(const at::Tensor& t) {

@@ -7,11 +7,11 @@
 #include <ATen/ATen.h>
 #include <ATen/native/ConvUtils.h>
 
+#include "aten/core/launch_args.h"
 #include "aten/core/layout.h"
 #include "kernels/ops/conv.h"
 #include "native/convolution_backward_overrideable.h"
 #include "native/convolution_overrideable.h"
-#include "runtime/stream.h"
 
 namespace foo::native {
 namespace {
@@ -90,8 +90,6 @@ ConvArgs relation(const at::Tensor& x, const at::Tensor& y, const at::Tensor& w,
   }
   return a;
 }
-
-foo::kernels::Stream stream_of(const at::Tensor& t) { return foo::runtime::current_native_stream(t.device().index()); }
 
 at::MemoryFormat conv_memory_format(const at::Tensor& input, const at::Tensor& weight) {
   const auto channels_last = input.dim() == 5 ? at::MemoryFormat::ChannelsLast3d : at::MemoryFormat::ChannelsLast;

@@ -19,12 +19,12 @@
 #include <vector>
 
 #include "aten/core/kernel_dtype.h"
+#include "aten/core/launch_args.h"
 #include "kernels/ops/ctc_loss.h"
 #include "native/ctc_loss.h"
 #include "native/ctc_loss_backward.h"
 #include "native/ctc_loss_backward_tensor.h"
 #include "native/ctc_loss_tensor.h"
-#include "runtime/stream.h"
 
 namespace foo::native {
 namespace {
@@ -33,8 +33,6 @@ using foo::kernels::CtcLossArgs;
 
 constexpr uint32_t kCtcTypes =
     foo::kernels::dtype_bit(foo::kernels::DType::Float32) | foo::kernels::dtype_bit(foo::kernels::DType::Float64);
-
-foo::kernels::Stream stream_of(const at::Tensor& t) { return foo::runtime::current_native_stream(t.device().index()); }
 
 at::Tensor meta_like(const at::Tensor& t) {
   return at::empty_strided(t.sizes(), t.strides(), t.options().device(at::kMeta));

@@ -9,18 +9,16 @@
 #include <vector>
 
 #include "aten/core/kernel_dtype.h"
+#include "aten/core/launch_args.h"
 #include "kernels/ops/distance.h"
 #include "native/cdist_backward.h"
 #include "native/cdist_forward.h"
-#include "runtime/stream.h"
 
 namespace foo::native {
 namespace {
 
 constexpr uint32_t kCdistTypes =
     foo::kernels::dtype_bit(foo::kernels::DType::Float32) | foo::kernels::dtype_bit(foo::kernels::DType::Float64);
-
-foo::kernels::Stream stream_of(const at::Tensor& t) { return foo::runtime::current_native_stream(t.device().index()); }
 
 // x1 [..., r1, c] and x2 [..., r2, c] with their batch dims broadcast: the expanded sizes.
 struct CdistShape {

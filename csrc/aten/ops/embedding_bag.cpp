@@ -16,21 +16,19 @@
 #include <ATen/TensorUtils.h>
 
 #include "aten/core/kernel_dtype.h"
+#include "aten/core/launch_args.h"
 #include "kernels/ops/embedding_bag.h"
 #include "native/embedding_bag.h"
 #include "native/embedding_bag_backward.h"
 #include "native/embedding_bag_dense_backward.h"
 #include "native/embedding_bag_forward_only.h"
 #include "native/embedding_bag_per_sample_weights_backward.h"
-#include "runtime/stream.h"
 
 namespace foo::native {
 namespace {
 
 using foo::kernels::BagMode;
 using foo::kernels::EmbeddingBagArgs;
-
-foo::kernels::Stream stream_of(const at::Tensor& t) { return foo::runtime::current_native_stream(t.device().index()); }
 
 // The CPU's promotion of indices and offsets to one index dtype (int32 only when both are).
 std::pair<at::Tensor, at::Tensor> promote_indices(const at::Tensor& indices, const at::Tensor& offsets) {

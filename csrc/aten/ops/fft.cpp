@@ -15,11 +15,11 @@
 #include <vector>
 
 #include "aten/core/kernel_dtype.h"
+#include "aten/core/launch_args.h"
 #include "kernels/ops/fft.h"
 #include "native/fft_c2c_out.h"
 #include "native/fft_c2r_out.h"
 #include "native/fft_r2c_out.h"
-#include "runtime/stream.h"
 
 namespace foo::native {
 namespace {
@@ -29,8 +29,6 @@ using foo::kernels::FftArgs;
 constexpr uint32_t kFftTypes = foo::kernels::kComplexTypes;
 constexpr uint32_t kFftRealTypes =
     foo::kernels::dtype_bit(foo::kernels::DType::Float32) | foo::kernels::dtype_bit(foo::kernels::DType::Float64);
-
-foo::kernels::Stream stream_of(const at::Tensor& t) { return foo::runtime::current_native_stream(t.device().index()); }
 
 // n's factors in 4, 2, 3, 5, 7 (in that order; the Stockham stages' radices); false when another
 // prime divides n.

@@ -24,6 +24,7 @@
 #include <limits>
 #include <vector>
 
+#include "aten/core/launch_args.h"
 #include "native/foreach_add_list.h"
 #include "native/foreach_add_list_.h"
 #include "native/foreach_add_scalar.h"
@@ -53,7 +54,6 @@
 #include "native/fused_sgd_.h"
 #include "aten/core/elementwise.h"
 #include "kernels/ops/foreach.h"
-#include "runtime/stream.h"
 
 namespace foo::native {
 namespace {
@@ -99,8 +99,6 @@ DeviceTable make_table(c10::ArrayRef<at::TensorList> lists, c10::ArrayRef<at::Sc
   return table;
 }
 
-foo::kernels::Stream stream_of(const at::Tensor& t) { return foo::runtime::current_native_stream(t.device().index()); }
-
 // Whether the multi-tensor kernel serves these lists (ATen's fast-route conditions, floating only).
 bool fast(c10::ArrayRef<at::TensorList> lists, c10::ArrayRef<at::Scalar> scalars = {}) {
   return at::isFloatingType(lists[0][0].scalar_type()) && at::native::can_use_fast_route(lists, scalars);
@@ -119,7 +117,7 @@ void run_pointwise(const Pointwise& p, at::TensorList out, std::initializer_list
   std::vector<at::TensorList> lists{out};
   lists.insert(lists.end(), inputs.begin(), inputs.end());
   const DeviceTable table = make_table(lists, p.per_tensor, out[0].device());
-  ForeachArgs args{p.op, p.from, p.scalar, p.alpha, p.device_scalar.defined() ? p.device_scalar.const_data_ptr() : nullptr,
+  ForeachArgs args{p.op, p.from, p.scalar, p.alpha, ptr_or_null(p.device_scalar),
                    table.data(), table.tensors, table.chunks};
   FOO_CALL_KERNEL(foreach_pointwise, stream_of(out[0]), kernel_dtype(out[0].scalar_type()), args);
 }

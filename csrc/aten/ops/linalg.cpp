@@ -19,6 +19,7 @@
 #include <optional>
 
 #include "aten/core/kernel_dtype.h"
+#include "aten/core/launch_args.h"
 #include "kernels/ops/linalg.h"
 #include "native/cholesky_inverse_out.h"
 #include "native/cholesky_out.h"
@@ -46,8 +47,6 @@ using foo::kernels::LinalgMatrix;
 
 constexpr uint32_t kLinalgTypes =
     foo::kernels::dtype_bit(foo::kernels::DType::Float32) | foo::kernels::dtype_bit(foo::kernels::DType::Float64);
-
-foo::kernels::Stream stream_of(const at::Tensor& t) { return foo::runtime::current_native_stream(t.device().index()); }
 
 // The one stride that walks t's batch dims in order (row-major over them), if there is one: dims
 // of size 1 do not count, an expanded (stride 0) batch is one. A 2-D tensor has batch stride 0.

@@ -9,6 +9,7 @@
 #include <ATen/native/Resize.h>
 
 #include "aten/core/kernel_dtype.h"
+#include "aten/core/launch_args.h"
 #include "aten/core/out_arg.h"
 #include "kernels/ops/margin_loss.h"
 #include "native/multi_margin_loss_backward_out.h"
@@ -29,8 +30,6 @@ struct MarginOperands {
   at::Tensor input, target, weight;
   foo::kernels::MultiMarginArgs args{};
 };
-
-foo::kernels::Stream stream_of(const at::Tensor& t) { return foo::runtime::current_native_stream(t.device().index()); }
 
 foo::kernels::DeviceErrorSite target_site(const char* op, const at::Tensor& self, foo::kernels::DeviceErrorKind kind) {
   return foo::runtime::device_error_site(self.device().index(), stream_of(self), op, kind);
@@ -54,7 +53,7 @@ MarginOperands prepare(const char* name, const at::Tensor& self, const at::Tenso
     o.weight = weight->contiguous();
   }
   o.args = {o.input.const_data_ptr(), o.target.const_data_ptr<int64_t>(),
-            o.weight.defined() ? o.weight.const_data_ptr() : nullptr, self.numel() > 0 ? nframe : 0, dim,
+            ptr_or_null(o.weight), self.numel() > 0 ? nframe : 0, dim,
             static_cast<int32_t>(p.toLong()), margin.toDouble(), {}};
   // The CPU checks each target as it reads it; the kernels report one out of range on the device
   // (raised at the next host wait, runtime/device_error.h): the op does not wait.

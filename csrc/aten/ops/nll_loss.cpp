@@ -12,6 +12,7 @@
 #include <ATen/TensorUtils.h>
 
 #include "aten/core/kernel_dtype.h"
+#include "aten/core/launch_args.h"
 #include "aten/core/out_arg.h"
 #include "kernels/ops/nll_loss.h"
 #include "native/nll_loss2d_backward_out.h"
@@ -60,8 +61,6 @@ at::Tensor optional_contiguous(const std::optional<at::Tensor>& t) {
   return t.has_value() && t->defined() ? t->contiguous() : at::Tensor();
 }
 
-const void* data_or_null(const at::Tensor& t) { return t.defined() ? t.const_data_ptr() : nullptr; }
-
 // Outputs already sized (by ATen's meta function, or prepare_out for nll_loss2d).
 void forward(const char* op, const at::Tensor& self, const at::Tensor& target, const at::Tensor& weight,
              int64_t reduction, int64_t ignore_index, const Geometry& g, const at::Tensor& output,
@@ -71,7 +70,7 @@ void forward(const char* op, const at::Tensor& self, const at::Tensor& target, c
   with_contiguous_output(output, [&](const at::Tensor& out) {
     with_contiguous_output(total_weight, [&](const at::Tensor& tw) {
       FOO_CALL_KERNEL(nll_loss_forward, foo::runtime::current_native_stream(self.device().index()),
-                      x.const_data_ptr(), t.const_data_ptr(), data_or_null(weight), out.mutable_data_ptr(),
+                      x.const_data_ptr(), t.const_data_ptr(), ptr_or_null(weight), out.mutable_data_ptr(),
                       tw.mutable_data_ptr(), error, kernel_dtype(x.scalar_type()),
                       kernel_dtype(t.scalar_type()), g.n, g.classes, g.spatial, reduction, ignore_index);
     });
@@ -86,7 +85,7 @@ void backward(const char* op, const at::Tensor& grad_output, const at::Tensor& s
   const foo::kernels::DeviceErrorSite error = target_site(op, self);
   with_contiguous_output(grad_input, [&](const at::Tensor& gi) {
     FOO_CALL_KERNEL(nll_loss_backward, foo::runtime::current_native_stream(self.device().index()),
-                    go.const_data_ptr(), t.const_data_ptr(), data_or_null(weight), total_weight.const_data_ptr(),
+                    go.const_data_ptr(), t.const_data_ptr(), ptr_or_null(weight), total_weight.const_data_ptr(),
                     gi.mutable_data_ptr(), error, kernel_dtype(self.scalar_type()),
                     kernel_dtype(t.scalar_type()), g.n, g.classes, g.spatial, reduction, ignore_index);
   });

@@ -12,6 +12,7 @@
 #include <ATen/native/layer_norm.h>
 
 #include "aten/core/kernel_dtype.h"
+#include "aten/core/launch_args.h"
 #include "aten/core/layout.h"
 #include "aten/core/torch_compat.h"
 #include "kernels/ops/norm.h"
@@ -21,12 +22,9 @@
 #include "native/native_group_norm_backward.h"
 #include "native/native_layer_norm.h"
 #include "native/native_layer_norm_backward.h"
-#include "runtime/stream.h"
 
 namespace foo::native {
 namespace {
-
-foo::kernels::Stream stream_of(const at::Tensor& t) { return foo::runtime::current_native_stream(t.device().index()); }
 
 
 // The dtype of parameters and statistics: the input's, or float32 for a 16-bit input whose
@@ -47,8 +45,6 @@ at::ScalarType param_dtype(const char* op, const at::Tensor& input, std::initial
   return at::kFloat;
 }
 
-const void* ptr_or_null(const at::Tensor& t) { return t.defined() ? t.const_data_ptr() : nullptr; }
-void* mutable_ptr_or_null(const at::Tensor& t) { return t.defined() ? t.mutable_data_ptr() : nullptr; }
 
 at::Tensor contiguous_or_undefined(const std::optional<at::Tensor>& t) {
   return t.has_value() && t->defined() ? t->contiguous() : at::Tensor();

@@ -15,6 +15,7 @@
 #include <ATen/native/Padding.h>
 
 #include "aten/core/kernel_dtype.h"
+#include "aten/core/launch_args.h"
 #include "aten/core/out_arg.h"
 #include "kernels/ops/shape_copy.h"
 #include "native/reflection_pad1d_backward_out.h"
@@ -29,7 +30,6 @@
 #include "native/replication_pad2d_out.h"
 #include "native/replication_pad3d_backward_out.h"
 #include "native/replication_pad3d_out.h"
-#include "runtime/stream.h"
 
 namespace foo::native {
 namespace {
@@ -60,8 +60,6 @@ MapCopy pad_map(const at::Tensor& input, const at::Tensor& output, at::IntArrayR
   }
   return m;
 }
-
-foo::kernels::Stream stream_of(const at::Tensor& t) { return foo::runtime::current_native_stream(t.device().index()); }
 
 // Every dtype the CPU's padding kernels take (AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND2(Half,
 // BFloat16)); the copy moves them as bytes.

@@ -10,7 +10,9 @@
 #include <ATen/native/AdaptivePooling.h>
 #include <ATen/native/Pool.h>
 
+#include "aten/core/image.h"
 #include "aten/core/kernel_dtype.h"
+#include "aten/core/launch_args.h"
 #include "aten/core/out_arg.h"
 #include "kernels/ops/pool.h"
 #include "native/adaptive_avg_pool2d.h"
@@ -29,28 +31,13 @@
 #include "native/max_pool2d_with_indices_out.h"
 #include "native/max_pool3d_with_indices_backward_out.h"
 #include "native/max_pool3d_with_indices_out.h"
-#include "runtime/stream.h"
 
 namespace foo::native {
 namespace {
 
-using foo::kernels::ImageRef;
 using foo::kernels::PoolArgs;
 using foo::kernels::PoolDim;
 using foo::kernels::PoolKind;
-
-// (n, c, d, h, w) strides of a tensor of `dims` spatial dimensions, batched or not (one image).
-ImageRef image_ref(const at::Tensor& t, int dims) {
-  if (!t.defined()) return {nullptr, 0, 0, 0, 0, 0};
-  const int64_t o = t.dim() - dims - 1;  // 1 when batched
-  return {t.data_ptr(),        o ? t.stride(0) : 0,      t.stride(o), dims == 3 ? t.stride(o + 1) : 0,
-          t.stride(t.dim() - 2), t.stride(t.dim() - 1)};
-}
-
-bool channels_last(const at::Tensor& t, int dims) {
-  const auto format = dims == 3 ? at::MemoryFormat::ChannelsLast3d : at::MemoryFormat::ChannelsLast;
-  return t.dim() == dims + 2 && !t.is_contiguous() && t.is_contiguous(format);
-}
 
 // PoolArgs of `dims`-d input (n, c, in...) and output (.., out...) images, windows of 1 (set_window
 // sets them); `walked` is the tensor the kernel writes (output forward, input gradient backward).
@@ -72,7 +59,7 @@ PoolArgs pool_args(PoolKind kind, int dims, const at::Tensor& input, const at::T
   a.input = image_ref(input, dims);
   a.output = image_ref(output, dims);
   a.indices = image_ref(indices, dims);
-  a.channels_last = channels_last(walked, dims);
+  a.channels_last = walks_channels_last(walked, dims);
   return a;
 }
 
@@ -80,8 +67,6 @@ void check_dtype(const char* op, const at::Tensor& t, bool integers = false) {
   check_kernel_dtype(op, t.scalar_type(),
                      foo::kernels::kFloatingTypes | (integers ? foo::kernels::kIntegralTypes : 0u));
 }
-
-foo::kernels::Stream stream_of(const at::Tensor& t) { return foo::runtime::current_native_stream(t.device().index()); }
 
 // Element i of an int[dims] argument given as one value or one per dimension; `empty` stands for
 // an empty one.

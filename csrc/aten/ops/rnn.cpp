@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 
 #include "aten/core/kernel_dtype.h"
+#include "aten/core/launch_args.h"
 #include "kernels/ops/rnn.h"
 #include "native/thnn_fused_gru_cell.h"
 #include "native/thnn_fused_gru_cell_backward.h"
@@ -27,8 +28,6 @@ at::Tensor checked(const at::Tensor& t, const at::Tensor& like, at::IntArrayRef 
   TORCH_CHECK(t.device() == like.device(), op, ": expected ", name, " on ", like.device(), ", got ", t.device());
   return t.contiguous();
 }
-
-const void* optional_ptr(const at::Tensor& t) { return t.defined() ? t.const_data_ptr() : nullptr; }
 
 // Rows and hidden units of gates [B, chunks * H], checked as CUDA's fused cells check them.
 std::pair<int64_t, int64_t> gate_geometry(const at::Tensor& gates, int64_t chunks, const char* op) {
@@ -64,7 +63,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> thnn_fused_lstm_cell(const at::Te
   auto cy = at::empty({batch, hidden}, input_gates.options());
   auto workspace = at::empty({batch, 4 * hidden}, input_gates.options());
   foo::kernels::LstmCellArgs args{kernel_dtype(input_gates.scalar_type()), batch, hidden, ig.const_data_ptr(),
-                                  hg.const_data_ptr(), c.const_data_ptr(), optional_ptr(ib), optional_ptr(hb),
+                                  hg.const_data_ptr(), c.const_data_ptr(), ptr_or_null(ib), ptr_or_null(hb),
                                   hy.mutable_data_ptr(), cy.mutable_data_ptr(), workspace.mutable_data_ptr()};
   FOO_CALL_KERNEL(lstm_cell_forward, foo::runtime::current_native_stream(input_gates.device().index()), args);
   return {hy, cy, workspace};
@@ -85,8 +84,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> thnn_fused_lstm_cell_backward_imp
   const auto ws = workspace.contiguous();
   auto grad_gates = at::empty({batch, 4 * hidden}, workspace.options());
   auto grad_cx = at::empty({batch, hidden}, workspace.options());
-  foo::kernels::LstmCellBackwardArgs args{kernel_dtype(workspace.scalar_type()), batch, hidden, optional_ptr(ghy),
-                                          optional_ptr(gcy), c.const_data_ptr(), c_new.const_data_ptr(),
+  foo::kernels::LstmCellBackwardArgs args{kernel_dtype(workspace.scalar_type()), batch, hidden, ptr_or_null(ghy),
+                                          ptr_or_null(gcy), c.const_data_ptr(), c_new.const_data_ptr(),
                                           ws.const_data_ptr(), grad_gates.mutable_data_ptr(),
                                           grad_cx.mutable_data_ptr()};
   FOO_CALL_KERNEL(lstm_cell_backward, foo::runtime::current_native_stream(workspace.device().index()), args);
@@ -109,7 +108,7 @@ std::tuple<at::Tensor, at::Tensor> thnn_fused_gru_cell(const at::Tensor& input_g
   auto hy = at::empty({batch, hidden}, input_gates.options());
   auto workspace = at::empty({batch, 5 * hidden}, input_gates.options());
   foo::kernels::GruCellArgs args{kernel_dtype(input_gates.scalar_type()), batch, hidden, ig.const_data_ptr(),
-                                 hg.const_data_ptr(), h.const_data_ptr(), optional_ptr(ib), optional_ptr(hb),
+                                 hg.const_data_ptr(), h.const_data_ptr(), ptr_or_null(ib), ptr_or_null(hb),
                                  hy.mutable_data_ptr(), workspace.mutable_data_ptr()};
   FOO_CALL_KERNEL(gru_cell_forward, foo::runtime::current_native_stream(input_gates.device().index()), args);
   return {hy, workspace};

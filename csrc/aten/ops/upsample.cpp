@@ -6,7 +6,9 @@
 #include <ATen/ATen.h>
 #include <ATen/native/UpSample.h>
 
+#include "aten/core/image.h"
 #include "aten/core/kernel_dtype.h"
+#include "aten/core/launch_args.h"
 #include "kernels/ops/upsample.h"
 #include "native/_upsample_nearest_exact1d_backward_out.h"
 #include "native/_upsample_nearest_exact1d_out.h"
@@ -28,7 +30,6 @@
 #include "native/upsample_nearest3d_out.h"
 #include "native/upsample_trilinear3d_backward_out.h"
 #include "native/upsample_trilinear3d_out.h"
-#include "runtime/stream.h"
 
 namespace foo::native {
 namespace {
@@ -40,24 +41,10 @@ struct Scales {  // a 1-d op gives only w, a 2-d op h and w
   Scale d, h, w;
 };
 
-// [N, C, L], [N, C, H, W] or [N, C, D, H, W] as the kernels' 5-d image: the missing leading
-// spatial dimensions have size 1 (stride 0).
-foo::kernels::ImageRef image_ref(const at::Tensor& t) {
-  const int64_t k = t.dim() - 2;
-  return {t.data_ptr(), t.stride(0), t.stride(1), k == 3 ? t.stride(2) : 0, k >= 2 ? t.stride(t.dim() - 2) : 0,
-          t.stride(t.dim() - 1)};
-}
-
 // Size of spatial dimension i (0: d, 1: h, 2: w) of the 5-d view of t.
 int64_t spatial(const at::Tensor& t, int i) {
   const int64_t missing = 5 - t.dim();
   return i < missing ? 1 : t.size(i - missing + 2);
-}
-
-bool walks_channels_last(const at::Tensor& t) {
-  if (t.is_contiguous()) return false;
-  return (t.dim() == 4 && t.is_contiguous(at::MemoryFormat::ChannelsLast)) ||
-         (t.dim() == 5 && t.is_contiguous(at::MemoryFormat::ChannelsLast3d));
 }
 
 // low: the low-resolution side (input forward, grad_input backward); high: the other. The kernel
@@ -91,13 +78,13 @@ UpsampleArgs upsample_args(UpsampleKind kind, const char* op, const at::Tensor& 
     }
   }
   a.align_corners = align_corners;
-  a.input = image_ref(low);
-  a.output = image_ref(high);
-  a.channels_last = walks_channels_last(backward ? low : high);
+  // [N, C, L], [N, C, H, W] or [N, C, D, H, W]: 1 to 3 spatial dimensions.
+  const int dims = static_cast<int>(low.dim()) - 2;
+  a.input = image_ref(low, dims);
+  a.output = image_ref(high, dims);
+  a.channels_last = walks_channels_last(backward ? low : high, dims);
   return a;
 }
-
-foo::kernels::Stream stream_of(const at::Tensor& t) { return foo::runtime::current_native_stream(t.device().index()); }
 
 void forward(UpsampleKind kind, const char* op, const at::Tensor& input, const at::Tensor& output, const Scales& scales,
              bool align_corners = false) {

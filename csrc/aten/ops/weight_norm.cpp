@@ -7,10 +7,10 @@
 #include <ATen/OpMathType.h>
 
 #include "aten/core/kernel_dtype.h"
+#include "aten/core/launch_args.h"
 #include "kernels/ops/weight_norm.h"
 #include "native/weight_norm_interface.h"
 #include "native/weight_norm_interface_backward.h"
-#include "runtime/stream.h"
 
 namespace foo::native {
 namespace {
@@ -30,8 +30,6 @@ foo::kernels::WeightNormArgs shape_args(const at::Tensor& v, const at::Tensor& g
   TORCH_CHECK(g.numel() == n, op, ": expected g with ", n, " elements (v's size at dim ", dim, "), got ", g.sizes());
   return a;
 }
-
-foo::kernels::Stream stream_of(const at::Tensor& t) { return foo::runtime::current_native_stream(t.device().index()); }
 
 }  // namespace
 

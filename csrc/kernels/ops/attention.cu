@@ -438,8 +438,6 @@ Params<T> params(const AttentionShape& s) {
   return p;
 }
 
-inline unsigned capped(int64_t n) { return static_cast<unsigned>(n < 65535 ? n : 65535); }
-
 // Calls f(std::integral_constant<int, D>) for the tile width covering both head dims.
 template <typename F>
 void with_head_dim(int64_t dim, int64_t v_dim, const char* op, F&& f) {
@@ -464,7 +462,7 @@ void attention_forward(Stream stream, const AttentionForwardArgs& args) {
     p.lse = static_cast<opmath_t<T>*>(args.lse);
     with_head_dim(s.dim, s.v_dim, "foo::attention_forward", [&](auto width) {
       using C = Tile<opmath_t<T>, decltype(width)::value>;
-      const dim3 grid(static_cast<unsigned>((s.q_len + C::BR - 1) / C::BR), capped(s.batch * s.heads));
+      const dim3 grid(static_cast<unsigned>((s.q_len + C::BR - 1) / C::BR), capped_grid(s.batch * s.heads).x);
       launch("foo::attention_forward", attention_forward_kernel<T, decltype(width)::value>, grid, dim3(kThreads),
              C::kSharedBytes, stream, p);
     });
@@ -487,10 +485,10 @@ void attention_backward(Stream stream, const AttentionBackwardArgs& args) {
     with_head_dim(s.dim, s.v_dim, "foo::attention_backward", [&](auto width) {
       constexpr int D = decltype(width)::value;
       using C = Tile<Acc, D>;
-      const dim3 q_grid(static_cast<unsigned>((s.q_len + C::BR - 1) / C::BR), capped(s.batch * s.heads));
+      const dim3 q_grid(static_cast<unsigned>((s.q_len + C::BR - 1) / C::BR), capped_grid(s.batch * s.heads).x);
       launch("foo::attention_backward_dq", attention_backward_dq_kernel<T, D>, q_grid, dim3(kThreads),
              C::kSharedBytes, stream, p);
-      const dim3 kv_grid(static_cast<unsigned>((s.kv_len + C::BR - 1) / C::BR), capped(s.kv_batch * s.kv_heads));
+      const dim3 kv_grid(static_cast<unsigned>((s.kv_len + C::BR - 1) / C::BR), capped_grid(s.kv_batch * s.kv_heads).x);
       launch("foo::attention_backward_dkv", attention_backward_dkv_kernel<T, D>, kv_grid, dim3(kThreads),
              C::kSharedBytes, stream, p);
     });
