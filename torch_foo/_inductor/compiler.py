@@ -60,7 +60,7 @@ def _cxx():
 def _host_command(src, out, cuda_objects, cuda_ldflags, with_cuda):
     includes = [f"-I{p}" for p in _ext.include_paths()]
     return ([_cxx(), "-std=c++17", "-O2", "-fPIC", "-shared", "-w"] + _ext._foo_cflags(with_cuda) + includes
-            + ["-x", "c++", src, "-o", out] + cuda_objects + _ext._foo_ldflags() + cuda_ldflags)
+            + ["-x", "c++", src, "-x", "none", "-o", out] + cuda_objects + _ext._foo_ldflags() + cuda_ldflags)
 
 
 def _cuda_command(nvcc, src, out):
@@ -90,7 +90,9 @@ def _library_identity():
 
 
 def _run(cmd, what, workdir):
-    result = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    # not text=True: a compiler's output need not be UTF-8 (nvcc's can hold raw bytes)
+    result = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    result.stdout = result.stdout.decode("utf-8", errors="replace")
     if result.returncode != 0:
         raise RuntimeError(f"torch_foo inductor: {what} failed (source kept in {workdir}):\n"
                            f"{' '.join(cmd)}\n{result.stdout[-6000:]}")
