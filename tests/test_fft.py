@@ -50,7 +50,11 @@ def rel_err(got, ref):
 def check(got, ref, dtype, n):
     assert got.device.type == "foo"
     err = rel_err(got, ref)
-    assert err <= tol(dtype, n), f"n={n}: relative error {err:.3g} > {tol(dtype, n):.3g}"
+    # A 64-bit result's reference is the CPU's transform in the same precision, with a rounding
+    # error of the same bound: two transforms within tol of the exact one differ by up to 2 tol
+    # (measured: complex128 n=106 differs by 2.09e-14 from the CPU on one machine, tol 1.55e-14).
+    bound = tol(dtype, n) * (2 if EPS[dtype] == torch.finfo(torch.float64).eps else 1)
+    assert err <= bound, f"n={n}: relative error {err:.3g} > {bound:.3g}"
 
 
 def ref_dtype(dtype):
