@@ -155,3 +155,40 @@ def test_dropout_matches_math_with_the_generators_mask():
     expected = run("cpu", q, k, v, None, grad, torch.float64, dropout_p=p, dropout_mask=keep)
     # The CPU reference ran with an explicit mask; the foo run drew its own: same numbers.
     compare(actual, expected, rtol=1e-9, atol=1e-9)
+
+
+def meta_like(t):
+    return torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device="meta")
+
+
+@pytest.mark.parametrize("dropout_p", [0.0, 0.2])
+@pytest.mark.parametrize("v_dim", [8, 12])
+def test_outputs_have_the_meta_kernels_layouts(dropout_p, v_dim):
+    """Inductor allocates and checks an extern op's outputs with torch's meta kernel: the fused op's
+    output takes the query's layout (here GPT's, heads transposed out of [B, L, H, E]), its
+    seed/offset are 0-d, and the backward's gradients take q's, k's and v's layouts."""
+    gen = torch.Generator().manual_seed(5)
+    B, L, H, E = 2, 7, 3, 8
+    # float32: for a float64 query foo keeps a float64 logsumexp (the meta kernel says float32),
+    # which only foo's backward reads.
+    q, k = (rand(B, L, H, E, dtype=torch.float32, gen=gen).transpose(1, 2) for _ in range(2))
+    v = rand(B, H, L, v_dim, dtype=torch.float32, gen=gen)  # contiguous, unlike q and k
+    grad = rand(B, H, L, v_dim, dtype=torch.float32, gen=gen)
+    foo_in = [t.to("foo").transpose(1, 2).contiguous().transpose(1, 2) if t is not v else t.to("foo") for t in (q, k, v)]
+    assert [t.stride() for t in foo_in] == [t.stride() for t in (q, k, v)]
+    BACKWARD = torch.ops.aten._scaled_dot_product_fused_attention_overrideable_backward
+
+    def call(q, k, v, grad):
+        fwd = FUSED(q, k, v, None, dropout_p, True)
+        out, lse, seed, offset = fwd[0], fwd[1], fwd[6], fwd[7]
+        grads = BACKWARD(grad, q, k, v, None, [True, True, True, False], out, lse, None, None,
+                         L, L, dropout_p, True, seed, offset)
+        return [out, lse, seed, offset, *grads[:3]]
+
+    actual = call(*foo_in, grad.to("foo"))
+    expected = call(*map(meta_like, (q, k, v, grad)))
+    for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
+        assert (i, a.device.type, a.shape, a.stride(), a.dtype) == (i, "foo", e.shape, e.stride(), e.dtype)
+    if dropout_p == 0.0:  # the values too (with dropout, test_dropout_matches_math_... checks them)
+        reference = MATH(q, k, v, None, 0.0, True)[0]
+        torch.testing.assert_close(actual[0].cpu(), reference, rtol=2e-5, atol=2e-5)

@@ -110,12 +110,6 @@ def _register_inductor(common):
     _inductor.register(common)
 
 
-def _constrain_attention_layouts(lowering):
-    from torch_foo import _inductor
-
-    _inductor.constrain_attention_layouts(lowering)
-
-
 def _register_dynamo_backend(registry):
     from torch_foo._inductor import foo_backend
 
@@ -126,4 +120,3 @@ def install():
     _import_hooks.after_import("torch._dynamo.device_interface", _register_device_interface)
     _import_hooks.after_import("torch._inductor.codegen.common", _register_inductor)
     _import_hooks.after_import("torch._dynamo.backends.registry", _register_dynamo_backend)
-    _import_hooks.after_import("torch._inductor.lowering", _constrain_attention_layouts)

@@ -70,23 +70,3 @@ def foo_backend(gm, example_inputs, **kwargs):
     from torch._inductor.compile_fx import compile_fx
 
     return compile_fx(gm, example_inputs, **kwargs)
-
-
-def constrain_attention_layouts(lowering):
-    """foo's fused attention (``_scaled_dot_product_fused_attention_overrideable`` and its
-    backward) returns contiguous tensors; torch's meta kernel, which Inductor plans with, gives
-    them the query's (and key's, value's) memory layout. Handing the op contiguous inputs makes
-    both agree; other devices keep Inductor's own constraint."""
-    aten = lowering.aten
-    for op in (aten._scaled_dot_product_fused_attention_overrideable.default,
-               aten._scaled_dot_product_fused_attention_overrideable_backward.default):
-        original = lowering._maybe_layout_constraints.get(op)
-
-        def constraint(fx_node, *args, _original=original, **kwargs):
-            query = args[0] if args else kwargs.get("query")
-            device = query.get_device() if hasattr(query, "get_device") else None
-            if device is not None and device.type == "foo":
-                return lowering.require_contiguous(fx_node, *args, **kwargs)
-            return _original(fx_node, *args, **kwargs) if _original else (args, kwargs)
-
-        lowering._maybe_layout_constraints[op] = constraint

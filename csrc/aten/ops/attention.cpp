@@ -10,7 +10,10 @@
 #include <ATen/native/DispatchStub.h>
 #include <ATen/native/transformers/attention.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "aten/core/kernel_dtype.h"
@@ -121,6 +124,23 @@ at::Tensor expanded_bias(const std::optional<at::Tensor>& mask, const at::Tensor
   return m.expand({q.size(0), q.size(1), q.size(2), k.size(2)});
 }
 
+// A new tensor of `shape` laid out as `like` is (torch's meta kernel, alloc_with_matching_layout,
+// which Inductor plans with): the same strides when the shapes agree, otherwise dense strides in
+// `like`'s dimension order (a permuted query gives an equally permuted output).
+at::Tensor empty_in_layout_of(const at::Tensor& like, at::IntArrayRef shape) {
+  if (like.sizes() == shape) return at::empty_like(like);
+  std::array<int64_t, 4> order{0, 1, 2, 3};  // dims, outermost first
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return like.stride(a) > like.stride(b); });
+  std::array<int64_t, 4> strides{};
+  int64_t step = 1;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    strides[*it] = step;
+    step *= shape[*it];
+  }
+  return at::empty_strided(shape, strides, like.options());
+}
+
 at::Tensor device_scalar(uint64_t value, const at::Device& device) {
   return at::scalar_tensor(static_cast<int64_t>(value), at::TensorOptions().dtype(at::kLong)).to(device);
 }
@@ -149,7 +169,7 @@ scaled_dot_product_fused_attention_overrideable(const at::Tensor& query, const a
   check_fits(query, key, value, attn_bias, dropout_p, op);
   TORCH_CHECK(!return_debug_mask, op, ": foo does not return the debug attention mask");
   const int64_t B = query.size(0), H = query.size(1), L = query.size(2), S = key.size(2);
-  auto out = at::empty({B, H, L, value.size(3)}, query.options());
+  auto out = empty_in_layout_of(query, {B, H, L, value.size(3)});
   auto lse = at::empty({B, H, L}, query.options().dtype(lse_dtype(query.scalar_type())));
   at::Tensor seed, offset;
   if (dropout_p > 0.0) {
@@ -164,8 +184,8 @@ scaled_dot_product_fused_attention_overrideable(const at::Tensor& query, const a
     seed = device_scalar(state.seed, query.device());
     offset = device_scalar(state.offset, query.device());
   } else {
-    seed = at::empty({0}, query.options().dtype(at::kLong));
-    offset = at::empty({0}, query.options().dtype(at::kLong));
+    seed = at::empty({}, query.options().dtype(at::kLong));  // 0-d, as the meta kernel says
+    offset = at::empty({}, query.options().dtype(at::kLong));
   }
   const at::Tensor bias = expanded_bias(attn_bias, query, key);
   foo::kernels::AttentionForwardArgs args{};
@@ -208,12 +228,12 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> scaled_dot_product_fu
     TORCH_CHECK(philox_seed.numel() == 1 && philox_offset.numel() == 1 && philox_seed.scalar_type() == at::kLong &&
                     philox_offset.scalar_type() == at::kLong && philox_seed.device() == query.device() &&
                     philox_offset.device() == query.device(),
-                op, ": dropout needs the forward's philox_seed and philox_offset (1-element int64 foo tensors)");
+                op, ": dropout needs the forward's philox_seed and philox_offset (0-d int64 foo tensors)");
   }
   const bool want_bias_grad = grad_input_mask[3] && attn_bias.defined();
-  auto dq = at::empty_like(query, at::MemoryFormat::Contiguous);
-  auto dk = at::empty_like(key, at::MemoryFormat::Contiguous);
-  auto dv = at::empty_like(value, at::MemoryFormat::Contiguous);
+  auto dq = at::empty_like(query);
+  auto dk = at::empty_like(key);
+  auto dv = at::empty_like(value);
   at::Tensor dbias;
   if (want_bias_grad) dbias = at::zeros({B, H, L, S}, query.options());
   if (L == 0 || S == 0 || B == 0 || H == 0) {
