@@ -126,6 +126,22 @@ def niced(cmd, nice):
     return (["nice", "-n", str(nice)] if nice and shutil.which("nice") else []) + list(cmd)
 
 
+def pytest_collection_modifyitems(session, config, items):
+    """A module that must run before another one (`RUNS_BEFORE = "test_x.py"`: both use a resource
+    the other edits, tests/project_copy.py's shared copy) moves its tests right before that
+    module's first test; everything else keeps pytest's order."""
+    def file_of(item):
+        return Path(str(item.fspath)).name
+
+    for module_file in {file_of(i) for i in items if getattr(getattr(i, "module", None), "RUNS_BEFORE", None)}:
+        moving = [i for i in items if file_of(i) == module_file]
+        target = moving[0].module.RUNS_BEFORE
+        rest = [i for i in items if file_of(i) != module_file]
+        at = next((n for n, i in enumerate(rest) if file_of(i) == target), None)
+        if at is not None:
+            items[:] = rest[:at] + moving + rest[at:]
+
+
 def pytest_collection_finish(session):
     """A test module with a slow setup independent of the other tests (a build of a copy of the
     project, of its examples) defines `start_early(config, items)`; it starts here, once, when the

@@ -10,11 +10,12 @@ The copy's first build is the suite's longest step (minutes on the 2-core CI mac
 starts when the session does (`start_early`, called by conftest.py once tests are collected) and
 runs niced beside the other tests; the fixture waits for it. The copy compiles with -O0: these
 tests check what is regenerated, recompiled and registered, which optimisation does not change,
-and -O0 compiles the sim's kernels 3-4x faster (reduce.cu: 34 s at -O3, 9 s at -O0).
+and -O0 compiles the sim's kernels 3-4x faster (reduce.cu: 34 s at -O3, 9 s at -O0). It is the
+copy tests/test_sim_checked_build.py runs on first (tests/project_copy.py: one build serves both,
+with the checked mode compiled in).
 """
 
 import os
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -22,7 +23,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from project_copy import ROOT, SKIP, ProjectBuild, run_op_tests
+from project_copy import ProjectBuild, built_shared_copy, run_op_tests, shared_copy
 
 
 DEG2RAD_KERNEL = """
@@ -80,36 +81,27 @@ def _run_python(site_dir: Path, code: str) -> str:
     return result.stdout
 
 
-_early: dict = {}
-
-
 def start_early(config, items=()) -> None:
-    """Copies the project and starts its first build, niced so the tests running beside it keep
-    their pace (conftest.py calls this when the session's tests are collected)."""
-    base = config._tmp_path_factory.mktemp("rebuild")
-    src, site_dir = base / "src", base / "site"
-    shutil.copytree(ROOT, src, ignore=SKIP)
-    build = ProjectBuild(src, site_dir, nice=10)
-    config.add_cleanup(build.kill)  # a session that stops early does not leave a build behind
-    _early["project"] = src, site_dir, build
+    """Starts the copy's first build (conftest.py calls this when the session's tests are
+    collected); tests/test_sim_checked_build.py shares the copy and runs on it first."""
+    shared_copy(config)
 
 
 @pytest.fixture(scope="module")
 def project(request):
-    if "project" not in _early:
-        start_early(request.config)
-    src, site_dir, build = _early.pop("project")
-    compiled = build.wait()
+    src, site_dir, compiled = built_shared_copy(request.config)
     assert any("RegisterFoo" in f for f in compiled), compiled
     return src, site_dir
 
 
 def _tree(src: Path) -> dict[str, str]:
-    """Relative path -> content of the hand-written files (not generated/, not the stub)."""
+    """Relative path -> content of the hand-written files (not generated/, not the stub, not the
+    bytecode the copy's earlier test runs left)."""
     out = {}
     for path in sorted(src.rglob("*")):
         rel = path.relative_to(src).as_posix()
-        if path.is_file() and not rel.startswith(("generated/", "build/")) and rel != "torch_foo/ops.pyi":
+        if (path.is_file() and not rel.startswith(("generated/", "build/")) and rel != "torch_foo/ops.pyi"
+                and "__pycache__" not in rel):
             out[rel] = path.read_text(errors="replace")
     return out
 

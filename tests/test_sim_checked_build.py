@@ -8,36 +8,26 @@ initcheck stays off here: PyTorch's own composite circular pad (`_pad_circular`)
 it has not written yet and overwrites it in its next step (27 generated cases; the results are
 right, and a GPU's initcheck reports the same reads).
 
-The copy's build starts with the session (start_early) and runs niced beside the other tests,
-as tests/test_rebuild.py's does."""
+The copy is the one tests/test_rebuild.py then edits (tests/project_copy.py: one build of a
+copy, started with the session and niced beside the other tests); this module runs before that
+one, on the copy as built (conftest.py orders them)."""
 
 import re
-import shutil
 
 import pytest
-from project_copy import ROOT, SKIP, ProjectBuild, run_op_tests
+from project_copy import built_shared_copy, run_op_tests, shared_copy
 
 pytestmark = pytest.mark.slow
-
-_early: dict = {}
+RUNS_BEFORE = "test_rebuild.py"  # which edits the shared copy (conftest.py orders the two)
 
 
 def start_early(config, items=()) -> None:
-    base = config._tmp_path_factory.mktemp("checked")
-    src, site_dir = base / "src", base / "site"
-    shutil.copytree(ROOT, src, ignore=SKIP)
-    build = ProjectBuild(src, site_dir, nice=10, env={"FOO_SIM_SANITIZE": "ON"})
-    config.add_cleanup(build.kill)
-    _early["project"] = src, site_dir, build
+    shared_copy(config)
 
 
 @pytest.fixture(scope="module")
 def checked_project(request):
-    if "project" not in _early:
-        start_early(request.config)
-    src, site_dir, build = _early.pop("project")
-    build.wait()
-    assert "instrumented for the checked mode" in build.log.read_text()
+    src, site_dir, _ = built_shared_copy(request.config)
     return src, site_dir
 
 
@@ -46,3 +36,4 @@ def test_every_manifest_kernel_runs_clean_under_memcheck_and_racecheck(checked_p
     out = run_op_tests(src, site_dir, "test_values", env={"TORCH_FOO_SIM_CHECK": "memcheck,racecheck"}, timeout=1500)
     passed = int(re.search(r"(\d+) passed", out).group(1))
     assert passed > 1000, out[-2000:]
+
