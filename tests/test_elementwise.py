@@ -3,6 +3,7 @@ geometry from TensorIterator, both index widths, host scalars, device-side casts
 and the fallback for more dims than the kernel geometry holds. Per-op coverage is generated from
 the manifest elsewhere; these use add/mul/copy as carriers."""
 
+import pytest
 import torch
 
 from conftest import assert_foo_equal, run_python
@@ -63,3 +64,60 @@ def test_unsupported_dtype_names_op_and_dtype():
         assert "div" in str(error) and "bool" in str(error), str(error)
     else:
         raise AssertionError("a dtype without a kernel must raise")
+
+
+# Elements per vector of the contiguous path (16 bytes of the widest operand: elementwise.cuh).
+VECTOR_WIDTHS = {torch.float32: 4, torch.float16: 8, torch.bfloat16: 8, torch.bool: 16, torch.uint8: 16,
+                 torch.float64: 2, torch.int64: 2, torch.complex64: 2, torch.complex128: 1}
+
+
+def _values(n, dtype):
+    return (torch.arange(n) % 7 - 3).to(dtype) if dtype != torch.bool else torch.arange(n) % 3 == 0
+
+
+@pytest.mark.parametrize("dtype", list(VECTOR_WIDTHS), ids=str)
+def test_contiguous_path_at_every_alignment_and_tail(dtype):
+    """Contiguous operands move in aligned vectors, misaligned ones and the last partial vector
+    element by element (whole-vector accesses run on a GPU and in the checked sim build, which
+    runs this test: tests/test_sim_checked_build.py; the fast sim build visits the same runs
+    element by element): every operand offset within a vector (views x[o:], which start off the
+    allocation's alignment), every tail length, runs of a thread (512 elements on sim) cut
+    anywhere, each operand misaligned alone, a scalar operand and a narrower output (a bool
+    comparison of wider inputs) all give the CPU's values."""
+    v = VECTOR_WIDTHS[dtype]
+    lengths = sorted({*range(1, 2 * v + 2), 511, 512, 513, 1024 + v - 1, 4099})
+    a_base, b_base = _values(4099 + v, dtype), _values(4099 + v, dtype).flip(0)
+    fa, fb = a_base.to("foo"), b_base.to("foo")
+    add = torch.logical_or if dtype == torch.bool else torch.add
+    for offset in range(v + 1):
+        for n in lengths:
+            a, b = a_base[offset:offset + n], b_base[:n]
+            assert_foo_equal(add(fa[offset:offset + n], fb[:n]), add(a, b))  # first input misaligned
+            assert_foo_equal(add(fb[:n], fa[offset:offset + n]), add(b, a))  # second input misaligned
+            out = torch.empty(n + v, dtype=dtype, device="foo")[offset:offset + n]
+            add(fa[:n], fb[:n], out=out)  # output misaligned
+            assert_foo_equal(out, add(a_base[:n], b))
+            if dtype != torch.bool:
+                assert_foo_equal(fa[offset:offset + n] * 3, a * 3)  # a host scalar has no alignment
+            if not dtype.is_complex and dtype != torch.bool:
+                assert_foo_equal(fa[offset:offset + n] < fb[:n], a < b)  # bool output, wider inputs
+
+
+SIZES = (1, 2, 3, 5, 7, 31, 32, 33, 255, 256, 257, 4099, 65537)
+
+
+def test_strided_path_divides_every_dimension_size():
+    """Strided operands split each element's index with the host's dividers (32-bit offsets) or
+    `/` and `%` (64-bit): transposed and sliced operands over sizes that are primes, powers of two
+    and their neighbours, checked exactly (integer values, so any element read from another's
+    address shows)."""
+    for inner in SIZES:
+        for outer in (3, 33, 257):
+            if inner * outer > 2**22:
+                continue
+            a = torch.arange(outer * inner * 2, dtype=torch.int64).reshape(outer, inner * 2)[:, ::2]
+            b = torch.arange(inner * outer, dtype=torch.int64).reshape(inner, outer).t()
+            got = a.to("foo") + b.to("foo") * 1000003
+            assert_foo_equal(got, a + b * 1000003)
+    c = torch.arange(7 * 33 * 257, dtype=torch.float32).reshape(7, 33, 257)
+    assert_foo_equal(c.to("foo").permute(2, 0, 1) * 2, c.permute(2, 0, 1) * 2)

@@ -15,7 +15,7 @@ one, on the copy as built (conftest.py orders them)."""
 import re
 
 import pytest
-from project_copy import built_shared_copy, run_op_tests, shared_copy
+from project_copy import built_shared_copy, run_copy_tests, run_op_tests, shared_copy
 
 pytestmark = pytest.mark.slow
 RUNS_BEFORE = "test_rebuild.py"  # which edits the shared copy (conftest.py orders the two)
@@ -37,3 +37,11 @@ def test_every_manifest_kernel_runs_clean_under_memcheck_and_racecheck(checked_p
     passed = int(re.search(r"(\d+) passed", out).group(1))
     assert passed > 1000, out[-2000:]
 
+
+def test_elementwise_whole_vectors_run_clean_and_right(checked_project):
+    """The checked build runs the elementwise kernel's 16-byte vector accesses as a GPU does (the
+    fast sim build leaves them to its element loop: kernels/core/elementwise.cuh, kWholeVectors):
+    every alignment and tail case of tests/test_elementwise.py, its values and its accesses."""
+    src, site_dir = checked_project
+    out = run_copy_tests(src, site_dir, "tests/test_elementwise.py", env={"TORCH_FOO_SIM_CHECK": "memcheck,racecheck"})
+    assert int(re.search(r"(\d+) passed", out).group(1)) >= 10, out[-2000:]

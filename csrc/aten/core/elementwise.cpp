@@ -6,6 +6,7 @@
 #include <c10/core/DynamicCast.h>
 #include <c10/util/SmallVector.h>
 
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -58,6 +59,9 @@ foo::kernels::ElementwiseGeometry geometry_of(const at::TensorIteratorBase& iter
   }
   g.index32 = !force_64bit_indexing() && iter.can_use_32bit_indexing();
   if (force_64bit_indexing()) g.contiguous = false;
+  if (g.index32) {
+    for (int d = 0; d < g.ndim; ++d) g.dividers[d] = foo::kernels::IntDivider32(static_cast<uint32_t>(g.sizes[d]));
+  }
   return g;
 }
 
@@ -120,8 +124,11 @@ void run_elementwise(const at::TensorIteratorBase& iter, at::ScalarType output_d
 }
 
 void run_elementwise(const at::TensorIteratorBase& iter, ElementwiseLaunch launch) {
-  const c10::SmallVector<at::ScalarType, foo::kernels::kMaxOperands> inputs(iter.ninputs(), iter.common_dtype());
-  run_elementwise(iter, iter.common_dtype(), inputs, launch);
+  // A plain array: GCC 12 warned about the SmallVector it replaced, once inlined (-Wmaybe-uninitialized).
+  std::array<at::ScalarType, foo::kernels::kMaxOperands> inputs;
+  inputs.fill(iter.common_dtype());
+  TORCH_INTERNAL_ASSERT(iter.ninputs() < foo::kernels::kMaxOperands);
+  run_elementwise(iter, iter.common_dtype(), c10::ArrayRef<at::ScalarType>(inputs.data(), iter.ninputs()), launch);
 }
 
 }  // namespace foo::native
