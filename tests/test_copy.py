@@ -131,3 +131,31 @@ def test_item_of_indexed_element():
     assert m[1, 2].item() == 6.0  # a 0-dim view at storage offset 6
     assert m[2, 3].item() == 11.0
     assert m.t()[3, 2].item() == 11.0
+
+
+def _same_bits_or_both_nan(got, want, bits_dtype):
+    nan = want.isnan()
+    assert torch.equal(got.isnan(), nan)
+    assert torch.equal(got[~nan].view(bits_dtype), want[~nan].view(bits_dtype))  # signed zeros too
+
+
+def test_float16_conversions_match_the_cpu_bit_for_bit():
+    """The device converts float16 in software (kernels/core/dtype.h, half_t): every one of the
+    65536 halves to float, and to half every float that lies on or next to a rounding boundary
+    (the midpoints between neighbouring halves, normal and subnormal, and one ulp either side:
+    round to nearest even decides them), the overflow threshold, infinities, NaNs and a spread
+    of random bit patterns, all as the CPU converts them."""
+    every_half = torch.arange(-32768, 32768, dtype=torch.int32).to(torch.int16).view(torch.float16)
+    _same_bits_or_both_nan(every_half.to("foo").float().cpu(), every_half.float(), torch.int32)
+
+    finite = every_half[every_half.isfinite()].float()
+    ordered = finite.unique()  # sorted, one zero
+    midpoints = ((ordered[1:].double() + ordered[:-1].double()) / 2).float()  # exact in float
+    steps = torch.tensor([-1, 0, 1], dtype=torch.int32)
+    near = (midpoints.view(torch.int32)[:, None] + steps).flatten().view(torch.float32)
+    special = torch.tensor([65504.0, 65519.99, 65520.0, 1e10, float("inf"), -float("inf"), float("nan"), 0.0, -0.0,
+                            2.0**-24, 2.0**-25, 2.0**-26, 1e-30])
+    random_bits = torch.randint(-2**31, 2**31 - 1, (1 << 20,), generator=torch.Generator().manual_seed(0),
+                                dtype=torch.int64).to(torch.int32).view(torch.float32)
+    floats = torch.cat([near, -near, special, -special, random_bits])
+    _same_bits_or_both_nan(floats.to("foo").half().cpu(), floats.half(), torch.int16)
