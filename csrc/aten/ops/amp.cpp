@@ -2,6 +2,7 @@
 #include <ATen/ATen.h>
 
 #include "aten/core/layout.h"
+#include "aten/core/launch_args.h"
 #include "kernels/ops/amp.h"
 #include "native/amp_non_finite_check_and_unscale_.h"
 #include "native/amp_update_scale_.h"
@@ -19,7 +20,7 @@ void amp_non_finite_check_and_unscale_(at::TensorList self, at::Tensor& found_in
     TORCH_CHECK(grad.layout() == at::kStrided, "one of scaled_grads was not a strided tensor.");
     TORCH_CHECK(at::isFloatingType(grad.scalar_type()), "_amp_foreach_non_finite_check_and_unscale_: ",
                 "expected floating-point gradients, got ", grad.scalar_type());
-    const auto stream = foo::runtime::current_native_stream(grad.device().index());
+    const auto stream = stream_of(grad);
     at::Tensor target = grad;
     write_in_place(target, [&](at::Tensor& t, const foo::kernels::Layout& layout) {
       // A temporary (too many dims) starts as a copy of the gradient.
@@ -38,7 +39,7 @@ at::Tensor& amp_update_scale_(at::Tensor& self, at::Tensor& growth_tracker, cons
   TORCH_CHECK(growth_tracker.scalar_type() == at::kInt, "growth_tracker must be an int tensor.");
   TORCH_CHECK(self.scalar_type() == at::kFloat, "current_scale must be a float tensor.");
   TORCH_CHECK(found_inf.scalar_type() == at::kFloat, "found_inf must be a float tensor.");
-  FOO_CALL_KERNEL(amp_update_scale, foo::runtime::current_native_stream(self.device().index()),
+  FOO_CALL_KERNEL(amp_update_scale, stream_of(self),
                   self.mutable_data_ptr<float>(), growth_tracker.mutable_data_ptr<int32_t>(),
                   found_inf.const_data_ptr<float>(), scale_growth_factor, scale_backoff_factor, growth_interval);
   return self;

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "aten/core/kernel_dtype.h"
+#include "aten/core/launch_args.h"
 #include "kernels/ops/attention.h"
 #include "native/fused_sdp_choice.h"
 #include "native/scaled_dot_product_fused_attention_overrideable.h"
@@ -197,7 +198,7 @@ scaled_dot_product_fused_attention_overrideable(const at::Tensor& query, const a
     out.zero_();  // an empty softmax: the math path's zeros
     lse.fill_(std::numeric_limits<double>::infinity());
   } else {
-    FOO_CALL_KERNEL(attention_forward, foo::runtime::current_native_stream(query.device().index()), args);
+    FOO_CALL_KERNEL(attention_forward, stream_of(query), args);
   }
   auto empty_long = at::empty({0}, query.options().dtype(at::kLong));
   return {out, lse, empty_long, empty_long, c10::SymInt(L), c10::SymInt(S), seed, offset, at::empty({0}, query.options())};
@@ -249,7 +250,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> scaled_dot_product_fu
     args.delta = delta.mutable_data_ptr();
     args.dq = mutable_ref_of(dq), args.dk = mutable_ref_of(dk), args.dv = mutable_ref_of(dv);
     args.dbias = want_bias_grad ? dbias.mutable_data_ptr() : nullptr;
-    FOO_CALL_KERNEL(attention_backward, foo::runtime::current_native_stream(query.device().index()), args);
+    FOO_CALL_KERNEL(attention_backward, stream_of(query), args);
   }
   if (want_bias_grad) dbias = at::sum_to(dbias, attn_bias.sizes());
   return {grad_input_mask[0] ? dq : at::Tensor(), grad_input_mask[1] ? dk : at::Tensor(),

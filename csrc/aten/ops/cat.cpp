@@ -9,6 +9,7 @@
 #include "kernels/ops/cat.h"
 #include "native/cat_out.h"
 #include "runtime/stream.h"
+#include "aten/core/launch_args.h"
 
 namespace foo::native {
 namespace {
@@ -40,7 +41,7 @@ void cat_impl(const at::ITensorListRef& tensors, int64_t dim, at::MemoryFormat m
   for (size_t p = std::find(order.begin(), order.end(), dim) - order.begin() + 1; p < order.size(); ++p) {
     batch.inner *= result.size(order[p]);
   }
-  auto stream = foo::runtime::current_native_stream(result.device().index());
+  auto stream = stream_of(result);
   auto flush = [&] {
     FOO_CALL_KERNEL(cat_batch, stream, batch);
     batch.count = 0;

@@ -14,6 +14,7 @@
 
 #include "aten/core/device_memory.h"
 #include "aten/core/elementwise.h"
+#include "aten/core/launch_args.h"
 #include "kernels/ops/copy.h"
 #include "native/copy_from.h"
 #include "native/copy_from_and_resize.h"
@@ -239,7 +240,7 @@ void copy_host_to_device(const at::Tensor& src, const at::Tensor& dst, bool non_
   memcpy_host(dense_host, landing, CopyKind::HostToDevice, dst.device().index());
   copy_on_device(landing, dst);
   // The pageable host buffer must outlive the asynchronous copy.
-  const auto handle = current_native_stream(dst.device().index());
+  const auto handle = stream_of(dst);
   driver().synchronize_stream(handle);
   foo::runtime::raise_device_error_after_wait(dst.device().index(), handle);
 }

@@ -12,6 +12,7 @@
 #include <ATen/native/RangeUtils.h>
 
 #include "aten/core/layout.h"
+#include "aten/core/launch_args.h"
 #include "kernels/ops/factory.h"
 #include "native/arange_out.h"
 #include "native/eye_m_out.h"
@@ -81,7 +82,7 @@ at::Tensor& arange_out(const at::Scalar& start, const at::Scalar& end, const at:
       step_f = static_cast<double>(acc_step);
     }
     const auto loop = cpu_arange_loop(size, sizeof(scalar_t));
-    auto stream = foo::runtime::current_native_stream(out.device().index());
+    auto stream = stream_of(out);
     write_in_place(out, [&](at::Tensor& t, const Layout& layout) {
       FOO_CALL_KERNEL(arange_fill, stream, kernel_dtype(t.scalar_type()), t.mutable_data_ptr(), layout, size, start_int,
                       step_int, start_f, step_f, loop.chunk, loop.lanes, loop.fused);
@@ -110,7 +111,7 @@ at::Tensor& linspace_out(const at::Scalar& start, const at::Scalar& end, int64_t
       start_f = static_cast<double>(s);
       end_f = static_cast<double>(e);
     }
-    auto stream = foo::runtime::current_native_stream(out.device().index());
+    auto stream = stream_of(out);
     write_in_place(out, [&](at::Tensor& t, const Layout& layout) {
       FOO_CALL_KERNEL(linspace_fill, stream, kernel_dtype(t.scalar_type()), t.mutable_data_ptr(), layout, steps,
                       start_int, end_int, start_f, end_f, static_cast<double>(step));

@@ -9,6 +9,7 @@
 #include "aten/core/kernel_dtype.h"
 #include "aten/core/out_arg.h"
 #include "aten/core/pointwise.h"
+#include "aten/core/launch_args.h"
 #include "kernels/ops/gemm.h"
 #include "native/addmm_out.h"
 #include "native/addmv_out.h"
@@ -81,7 +82,7 @@ void run_gemm(const at::Tensor& a, const at::Tensor& b, const at::Tensor& c, con
   args.b = matrix_ref(b);
   args.c = args.use_c ? matrix_ref(c) : foo::kernels::MatrixRef{nullptr, 0, 0, 0};
   args.d = mutable_matrix_ref(target);
-  FOO_CALL_KERNEL(gemm, foo::runtime::current_native_stream(out.device().index()), args);
+  FOO_CALL_KERNEL(gemm, stream_of(out), args);
   if (!target.is_same(out)) out.copy_(target);
 }
 
@@ -116,7 +117,7 @@ void run_gemv(const at::Tensor& a, const at::Tensor& x, const at::Tensor& c, con
   }
   args.y = target.mutable_data_ptr();
   args.y_stride = target.dim() == 0 ? 0 : target.stride(0);
-  FOO_CALL_KERNEL(gemv, foo::runtime::current_native_stream(out.device().index()), args);
+  FOO_CALL_KERNEL(gemv, stream_of(out), args);
   if (!target.is_same(out)) out.copy_(target);
 }
 

@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "aten/core/kernel_dtype.h"
+#include "aten/core/launch_args.h"
 #include "kernels/ops/histc.h"
 #include "native/histc_out.h"
 #include "runtime/stream.h"
@@ -41,7 +42,7 @@ at::Tensor& histc_out(const at::Tensor& self, int64_t bins, const at::Scalar& mi
   at::Tensor nonfinite = at::zeros({1}, opts);
   at::Tensor range;
   if (data_range) range = at::stack({x.min(), x.max()});
-  FOO_CALL_KERNEL(histc, foo::runtime::current_native_stream(x.device().index()), kernel_dtype(x.scalar_type()),
+  FOO_CALL_KERNEL(histc, stream_of(x), kernel_dtype(x.scalar_type()),
                   x.const_data_ptr(), x.numel(), bins, lo, hi, data_range ? range.const_data_ptr() : nullptr,
                   counts.mutable_data_ptr<int64_t>(), nonfinite.mutable_data_ptr<int64_t>());
   at::Tensor hist = counts.to(self.scalar_type());

@@ -29,6 +29,7 @@
 #include "aten/core/elementwise.h"
 #include "aten/ops/index_launch.h"
 #include "aten/core/pointwise.h"
+#include "aten/core/launch_args.h"
 #include "kernels/ops/embedding.h"
 #include "native/embedding.h"
 #include "native/embedding_dense_backward.h"
@@ -409,7 +410,7 @@ at::Tensor& embedding_renorm_(at::Tensor& self, const at::Tensor& indices, doubl
   run_index_move(iter, {IndexMode::Scatter, at::kBool, {self.size(0)}, {byte_stride(used, 0)}, false, true,
                         out_of_range_in_self("embedding_renorm_")});
   const at::Tensor rows = at::nonzero(used);  // [n, 1], contiguous
-  FOO_CALL_KERNEL(renorm_rows, foo::runtime::current_native_stream(self.device().index()),
+  FOO_CALL_KERNEL(renorm_rows, stream_of(self),
                   kernel_dtype(self.scalar_type()), self.mutable_data_ptr(), self.stride(0), self.stride(1),
                   self.size(1), rows.const_data_ptr<int64_t>(), rows.size(0), max_norm, norm_type);
   return self;

@@ -9,6 +9,7 @@
 
 #include "aten/core/device_memory.h"
 #include "aten/core/layout.h"
+#include "aten/core/launch_args.h"
 #include "kernels/ops/compact.h"
 #include "native/masked_scatter_.h"
 #include "native/masked_select_out.h"
@@ -49,7 +50,7 @@ Count count_selected(const at::Tensor& flags_tensor) {
   c.flags.layout = c.walk.layout;
   c.flags.numel = flags_tensor.numel();
   c.offsets = at::empty({foo::kernels::compact_tiles(c.flags.numel) + 1}, flags_tensor.options().dtype(at::kLong));
-  auto stream = foo::runtime::current_native_stream(flags_tensor.device().index());
+  auto stream = stream_of(flags_tensor);
   FOO_CALL_KERNEL(compact_count, stream, c.flags, c.offsets.mutable_data_ptr<int64_t>());
   // The synchronisation: the total decides the result's size.
   c.selected = stage_to_cpu(c.offsets.select(0, c.offsets.numel() - 1),

@@ -69,7 +69,7 @@ void forward(const char* op, const at::Tensor& self, const at::Tensor& target, c
   const foo::kernels::DeviceErrorSite error = target_site(op, self);
   with_contiguous_output(output, [&](const at::Tensor& out) {
     with_contiguous_output(total_weight, [&](const at::Tensor& tw) {
-      FOO_CALL_KERNEL(nll_loss_forward, foo::runtime::current_native_stream(self.device().index()),
+      FOO_CALL_KERNEL(nll_loss_forward, stream_of(self),
                       x.const_data_ptr(), t.const_data_ptr(), ptr_or_null(weight), out.mutable_data_ptr(),
                       tw.mutable_data_ptr(), error, kernel_dtype(x.scalar_type()),
                       kernel_dtype(t.scalar_type()), g.n, g.classes, g.spatial, reduction, ignore_index);
@@ -84,7 +84,7 @@ void backward(const char* op, const at::Tensor& grad_output, const at::Tensor& s
   const at::Tensor go = grad_output.contiguous(), t = target.contiguous();
   const foo::kernels::DeviceErrorSite error = target_site(op, self);
   with_contiguous_output(grad_input, [&](const at::Tensor& gi) {
-    FOO_CALL_KERNEL(nll_loss_backward, foo::runtime::current_native_stream(self.device().index()),
+    FOO_CALL_KERNEL(nll_loss_backward, stream_of(self),
                     go.const_data_ptr(), t.const_data_ptr(), ptr_or_null(weight), total_weight.const_data_ptr(),
                     gi.mutable_data_ptr(), error, kernel_dtype(self.scalar_type()),
                     kernel_dtype(t.scalar_type()), g.n, g.classes, g.spatial, reduction, ignore_index);

@@ -17,6 +17,7 @@
 #include "aten/core/device_memory.h"
 #include "aten/core/kernel_dtype.h"
 #include "aten/core/out_arg.h"
+#include "aten/core/launch_args.h"
 #include "kernels/ops/reduce.h"
 #include "native/all_all_out.h"
 #include "native/all_dim_out.h"
@@ -185,7 +186,7 @@ void reduce_into(ReduceOp op, const at::Tensor& self, const DimMask& mask, bool 
   args.correction = correction;
   args.ord = ord;
   args.workspace = workspace.defined() ? workspace.mutable_data_ptr() : nullptr;
-  FOO_CALL_KERNEL(reduce, foo::runtime::current_native_stream(self.device().index()), args);
+  FOO_CALL_KERNEL(reduce, stream_of(self), args);
 
   auto scatter = [&](const at::Tensor* t, const at::Tensor& buf) {
     if (t == nullptr || buf.is_same(*t)) return;

@@ -65,7 +65,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> thnn_fused_lstm_cell(const at::Te
   foo::kernels::LstmCellArgs args{kernel_dtype(input_gates.scalar_type()), batch, hidden, ig.const_data_ptr(),
                                   hg.const_data_ptr(), c.const_data_ptr(), ptr_or_null(ib), ptr_or_null(hb),
                                   hy.mutable_data_ptr(), cy.mutable_data_ptr(), workspace.mutable_data_ptr()};
-  FOO_CALL_KERNEL(lstm_cell_forward, foo::runtime::current_native_stream(input_gates.device().index()), args);
+  FOO_CALL_KERNEL(lstm_cell_forward, stream_of(input_gates), args);
   return {hy, cy, workspace};
 }
 
@@ -88,7 +88,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> thnn_fused_lstm_cell_backward_imp
                                           ptr_or_null(gcy), c.const_data_ptr(), c_new.const_data_ptr(),
                                           ws.const_data_ptr(), grad_gates.mutable_data_ptr(),
                                           grad_cx.mutable_data_ptr()};
-  FOO_CALL_KERNEL(lstm_cell_backward, foo::runtime::current_native_stream(workspace.device().index()), args);
+  FOO_CALL_KERNEL(lstm_cell_backward, stream_of(workspace), args);
   at::Tensor grad_bias = has_bias ? grad_gates.sum(0) : at::Tensor();
   return {grad_gates, grad_cx, grad_bias};
 }
@@ -110,7 +110,7 @@ std::tuple<at::Tensor, at::Tensor> thnn_fused_gru_cell(const at::Tensor& input_g
   foo::kernels::GruCellArgs args{kernel_dtype(input_gates.scalar_type()), batch, hidden, ig.const_data_ptr(),
                                  hg.const_data_ptr(), h.const_data_ptr(), ptr_or_null(ib), ptr_or_null(hb),
                                  hy.mutable_data_ptr(), workspace.mutable_data_ptr()};
-  FOO_CALL_KERNEL(gru_cell_forward, foo::runtime::current_native_stream(input_gates.device().index()), args);
+  FOO_CALL_KERNEL(gru_cell_forward, stream_of(input_gates), args);
   return {hy, workspace};
 }
 
@@ -126,7 +126,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> thnn_fuse
   foo::kernels::GruCellBackwardArgs args{kernel_dtype(workspace.scalar_type()), batch, hidden, ghy.const_data_ptr(),
                                          ws.const_data_ptr(), grad_input_gates.mutable_data_ptr(),
                                          grad_hidden_gates.mutable_data_ptr(), grad_hx.mutable_data_ptr()};
-  FOO_CALL_KERNEL(gru_cell_backward, foo::runtime::current_native_stream(workspace.device().index()), args);
+  FOO_CALL_KERNEL(gru_cell_backward, stream_of(workspace), args);
   at::Tensor grad_input_bias = has_bias ? grad_input_gates.sum(0) : at::Tensor();
   at::Tensor grad_hidden_bias = has_bias ? grad_hidden_gates.sum(0) : at::Tensor();
   return {grad_input_gates, grad_hidden_gates, grad_hx, grad_input_bias, grad_hidden_bias};

@@ -6,6 +6,7 @@
 #include <ATen/ops/cumsum_meta.h>
 
 #include "aten/core/layout.h"
+#include "aten/core/launch_args.h"
 #include "kernels/ops/scan.h"
 #include "native/cumprod_out.h"
 #include "native/cumsum_out.h"
@@ -32,7 +33,7 @@ void cumulative_impl(ScanOp op, const at::Tensor& self, int64_t dim, const at::T
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < dim; ++d) outer *= self.size(d);
   for (int64_t d = dim + 1; d < self.dim(); ++d) inner *= self.size(d);
-  FOO_CALL_KERNEL(scan, foo::runtime::current_native_stream(self.device().index()), op,
+  FOO_CALL_KERNEL(scan, stream_of(self), op,
                   kernel_dtype(result.scalar_type()), input.const_data_ptr(), target.mutable_data_ptr(), outer,
                   self.size(dim), inner);
   if (!target.is_same(result)) result.copy_(target);

@@ -8,6 +8,7 @@
 
 #include "aten/core/layout.h"
 #include "aten/core/pointwise.h"
+#include "aten/core/launch_args.h"
 #include "kernels/ops/shape_copy.h"
 #include "native/flip.h"
 #include "native/repeat.h"
@@ -55,7 +56,7 @@ MapCopy map_of(const at::Tensor& out, at::IntArrayRef in_sizes, at::IntArrayRef 
 }
 
 void launch_map(const MapCopy& m, const at::Tensor& in, const at::Tensor& out) {
-  FOO_CALL_KERNEL(map_copy, foo::runtime::current_native_stream(out.device().index()), m, in.const_data_ptr(),
+  FOO_CALL_KERNEL(map_copy, stream_of(out), m, in.const_data_ptr(),
                   out.mutable_data_ptr());
 }
 
@@ -82,7 +83,7 @@ at::Tensor triangle_indices(int64_t row, int64_t col, int64_t offset, std::optio
   check_kernel_dtype(name, type, foo::kernels::dtype_bit(foo::kernels::DType::Int64) | foo::kernels::dtype_bit(foo::kernels::DType::Int32));
   const int64_t count = foo::kernels::triangle_elements_before(row, col, offset, upper);
   at::Tensor out = at::empty({2, count}, at::TensorOptions().dtype(type).device(device));
-  FOO_CALL_KERNEL(triangle_indices, foo::runtime::current_native_stream(out.device().index()), kernel_dtype(type),
+  FOO_CALL_KERNEL(triangle_indices, stream_of(out), kernel_dtype(type),
                   out.mutable_data_ptr(), count, row, col, offset, upper);
   return out;
 }
@@ -183,7 +184,7 @@ at::Tensor unfold_backward(const at::Tensor& grad_in, at::IntArrayRef input_size
   u.size = size;
   u.step = step;
   u.windows = grad_in.size(dim);
-  FOO_CALL_KERNEL(unfold_backward_sum, foo::runtime::current_native_stream(grad_in.device().index()),
+  FOO_CALL_KERNEL(unfold_backward_sum, stream_of(grad_in),
                   kernel_dtype(grad_in.scalar_type()), u, grad_in.const_data_ptr(), grad_input.mutable_data_ptr(),
                   grad_input.numel());
   return grad_input;

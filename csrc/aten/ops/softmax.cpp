@@ -8,6 +8,7 @@
 
 #include "aten/core/kernel_dtype.h"
 #include "aten/core/out_arg.h"
+#include "aten/core/launch_args.h"
 #include "kernels/ops/softmax.h"
 #include "native/log_softmax_backward_data_out.h"
 #include "native/log_softmax_out.h"
@@ -38,7 +39,7 @@ void softmax_forward(const at::Tensor& self, int64_t dim, const at::Tensor& out,
   const at::Tensor in = self.contiguous();
   const Geometry g = geometry(in.sizes(), at::maybe_wrap_dim(dim, self.dim()));
   with_contiguous_output(out, [&](const at::Tensor& result) {
-    FOO_CALL_KERNEL(softmax_forward, foo::runtime::current_native_stream(self.device().index()), in.const_data_ptr(),
+    FOO_CALL_KERNEL(softmax_forward, stream_of(self), in.const_data_ptr(),
                     result.mutable_data_ptr(), kernel_dtype(in.scalar_type()), kernel_dtype(out.scalar_type()),
                     g.outer, g.dim, g.inner, log);
   });
@@ -54,7 +55,7 @@ void softmax_backward(const at::Tensor& grad_output, const at::Tensor& output, i
   const at::Tensor go = grad_output.contiguous(), y = output.contiguous();
   const Geometry g = geometry(go.sizes(), at::maybe_wrap_dim(dim, grad_output.dim()));
   with_contiguous_output(grad_input, [&](const at::Tensor& result) {
-    FOO_CALL_KERNEL(softmax_backward, foo::runtime::current_native_stream(grad_output.device().index()),
+    FOO_CALL_KERNEL(softmax_backward, stream_of(grad_output),
                     go.const_data_ptr(), y.const_data_ptr(), result.mutable_data_ptr(), kernel_dtype(go.scalar_type()),
                     kernel_dtype(grad_input.scalar_type()), g.outer, g.dim, g.inner, log);
   });

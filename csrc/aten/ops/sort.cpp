@@ -8,6 +8,7 @@
 #include <ATen/ops/topk_meta.h>
 
 #include "aten/core/layout.h"
+#include "aten/core/launch_args.h"
 #include "kernels/ops/sort.h"
 #include "native/sort_stable_out.h"
 #include "native/topk_out.h"
@@ -29,7 +30,7 @@ std::pair<at::Tensor, at::Tensor> sorted_rows(const at::Tensor& self, int64_t di
     scratch_keys = at::empty_like(keys);
     scratch_positions = at::empty_like(positions);
   }
-  FOO_CALL_KERNEL(sort_rows, foo::runtime::current_native_stream(self.device().index()),
+  FOO_CALL_KERNEL(sort_rows, stream_of(self),
                   kernel_dtype(self.scalar_type()), keys.mutable_data_ptr(), positions.mutable_data_ptr<int64_t>(),
                   scratch_keys.defined() ? scratch_keys.mutable_data_ptr() : nullptr,
                   scratch_positions.defined() ? scratch_positions.mutable_data_ptr<int64_t>() : nullptr, rows, n,
